@@ -1,0 +1,121 @@
+/**
+ * JSON-RPC 2.0 wire types and the one function that classifies a received value.
+ *
+ * Classification looks at the *presence* of members, never their truthiness: `id: 0` and
+ * `id: ""` are valid ids; `id: null` on a request is invalid.
+ */
+
+/** A request id. Compared exactly: `"1"` and `1` are different ids. */
+export type JsonRpcId = string | number;
+
+/** Params are a by-name object or (rarely) a by-position array. */
+export type JsonRpcParams = Record<string, unknown> | unknown[];
+
+export interface JsonRpcRequest {
+  jsonrpc: "2.0";
+  id: JsonRpcId;
+  method: string;
+  params?: JsonRpcParams;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: JsonRpcParams;
+}
+
+export interface JsonRpcSuccess {
+  jsonrpc: "2.0";
+  id: JsonRpcId;
+  result: unknown;
+}
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcErrorResponse {
+  jsonrpc: "2.0";
+  /** `null` only when the id of the offending message could not be read. */
+  id: JsonRpcId | null;
+  error: JsonRpcErrorObject;
+}
+
+export type JsonRpcResponse = JsonRpcSuccess | JsonRpcErrorResponse;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+/** The result of {@link classifyMessage}. */
+export type ClassifiedMessage =
+  | { kind: "request"; message: JsonRpcRequest }
+  | { kind: "notification"; message: JsonRpcNotification }
+  | { kind: "response"; message: JsonRpcResponse }
+  /** Not a valid message; `id` is the readable request id, if any, to answer -32600 with. */
+  | { kind: "invalid"; id: JsonRpcId | null; reason: string };
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isId(v: unknown): v is JsonRpcId {
+  return typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+}
+
+/**
+ * Classifies one parsed JSON value (not an array: batches are split by the caller).
+ *
+ * ```ts
+ * classifyMessage({ jsonrpc: "2.0", id: 0, method: "ping" }).kind // "request"
+ * ```
+ */
+export function classifyMessage(value: unknown): ClassifiedMessage {
+  if (!isPlainObject(value)) return { kind: "invalid", id: null, reason: "message is not an object" };
+  const hasId = Object.prototype.hasOwnProperty.call(value, "id");
+  const readableId = hasId && isId(value.id) ? value.id : null;
+  if (value.jsonrpc !== "2.0") {
+    return { kind: "invalid", id: readableId, reason: 'jsonrpc must be "2.0"' };
+  }
+  if (Object.prototype.hasOwnProperty.call(value, "method")) {
+    if (typeof value.method !== "string") {
+      return { kind: "invalid", id: readableId, reason: "method must be a string" };
+    }
+    const params = value.params;
+    if (params !== undefined && !isPlainObject(params) && !Array.isArray(params)) {
+      return { kind: "invalid", id: readableId, reason: "params must be an object or an array" };
+    }
+    if (!hasId) return { kind: "notification", message: value as unknown as JsonRpcNotification };
+    if (!isId(value.id)) {
+      return { kind: "invalid", id: null, reason: "request id must be a string or a number" };
+    }
+    return { kind: "request", message: value as unknown as JsonRpcRequest };
+  }
+  const hasResult = Object.prototype.hasOwnProperty.call(value, "result");
+  const hasError = Object.prototype.hasOwnProperty.call(value, "error");
+  if (hasResult === hasError) {
+    return { kind: "invalid", id: readableId, reason: "message has neither method nor exactly one of result/error" };
+  }
+  if (hasResult) {
+    if (!isId(value.id)) return { kind: "invalid", id: null, reason: "response id must be a string or a number" };
+    return { kind: "response", message: value as unknown as JsonRpcSuccess };
+  }
+  const err = value.error;
+  if (!isPlainObject(err) || typeof err.code !== "number" || typeof err.message !== "string") {
+    return { kind: "invalid", id: readableId, reason: "error must be {code: number, message: string}" };
+  }
+  // An error response may carry id null (or omit it) when the request id was unreadable.
+  if (hasId && value.id !== null && !isId(value.id)) {
+    return { kind: "invalid", id: null, reason: "response id must be a string, a number or null" };
+  }
+  const normalised: JsonRpcErrorResponse = {
+    jsonrpc: "2.0",
+    id: hasId ? (value.id as JsonRpcId | null) : null,
+    error: err as unknown as JsonRpcErrorObject,
+  };
+  return { kind: "response", message: normalised };
+}
+
+/** True when the response is an error response. */
+export function isErrorResponse(r: JsonRpcResponse): r is JsonRpcErrorResponse {
+  return Object.prototype.hasOwnProperty.call(r, "error");
+}

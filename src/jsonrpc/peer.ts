@@ -1,0 +1,440 @@
+/**
+ * JsonRpcPeer: one end of a JSON-RPC connection over any {@link Transport}.
+ *
+ * It correlates responses by exact id, times requests out, cancels them, routes progress, and
+ * dispatches incoming requests and notifications to handlers. MCP and ACP both sit on it; the
+ * method names it knows by itself (cancel, progress) are options.
+ */
+import { BridgeError, ErrorCode, RpcError, errorMessage } from "./errors.ts";
+import {
+  classifyMessage,
+  isErrorResponse,
+  type JsonRpcErrorResponse,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcParams,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from "./message.ts";
+import type { Transport } from "../transport/transport.ts";
+import { InboundRequests, type RequestContext } from "./inbound.ts";
+
+export type { RequestContext } from "./inbound.ts";
+
+/** Progress reported for an outgoing request. */
+export interface ProgressInfo {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface PeerOptions {
+  /** Default timeout of an outgoing request, ms. Default 60 000. */
+  requestTimeoutMs?: number;
+  /** Hard cap on a request's total time even when progress resets its timeout. Default 600 000. */
+  maxTotalTimeoutMs?: number;
+  /** Outgoing requests allowed in flight at once. Default 10 000. */
+  maxPendingRequests?: number;
+  /** Answer undecodable input with `-32700` and `id: null`. Default true. */
+  answerParseErrors?: boolean;
+  /** Whether an incoming array is processed as a batch (else `-32600`). Default: never. */
+  batchesAllowed?: () => boolean;
+  /** Notification that cancels a request. Default `notifications/cancelled` (MCP). */
+  cancelMethod?: string;
+  /** Builds the params of the cancel notification. Default `{requestId, reason}` (MCP). */
+  cancelParams?: (id: JsonRpcId, reason: string) => JsonRpcParams;
+  /** Reads the cancelled id out of a received cancel notification's params. */
+  cancelledId?: (params: unknown) => JsonRpcId | undefined;
+  /** Progress notification method; `null` disables progress routing. Default `notifications/progress`. */
+  progressMethod?: string | null;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Overrides the peer's default timeout, ms. */
+  timeoutMs?: number;
+  /** Progress callback; sets `params._meta.progressToken` to the request id. */
+  onProgress?: (progress: ProgressInfo) => void;
+  /** Restart the timeout whenever progress arrives. Default true. */
+  resetTimeoutOnProgress?: boolean;
+  /** Overrides the hard total cap, ms. */
+  maxTotalTimeoutMs?: number;
+}
+
+export type RequestHandler = (params: unknown, ctx: RequestContext) => unknown;
+export type NotificationHandler = (params: unknown) => void | Promise<void>;
+
+/** Counters for what the peer ignored or refused. */
+export interface PeerStats {
+  /** Responses to requests that already timed out or were cancelled. */
+  lateResponses: number;
+  /** Responses whose id was never sent. */
+  unknownResponses: number;
+  /** Undecodable input (not JSON, bad UTF-8, line too long). */
+  parseErrors: number;
+  /** Values that were JSON but not JSON-RPC. */
+  invalidMessages: number;
+}
+
+interface Pending {
+  id: JsonRpcId;
+  method: string;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  timeoutMs: number;
+  deadline: number;
+  onProgress: ((p: ProgressInfo) => void) | undefined;
+  resetOnProgress: boolean;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+/** How many ids of finished requests are remembered, to tell late responses from unknown ones. */
+const FINISHED_MEMORY = 1024;
+
+const defaultCancelParams = (id: JsonRpcId, reason: string): JsonRpcParams => ({ requestId: id, reason });
+const defaultCancelledId = (params: unknown): JsonRpcId | undefined => {
+  const id = (params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+};
+
+/**
+ * ```ts
+ * const peer = new JsonRpcPeer(transport);
+ * peer.setRequestHandler("ping", () => ({}));
+ * await peer.start();
+ * const result = await peer.request("tools/list", {}, { timeoutMs: 5000 });
+ * ```
+ */
+export class JsonRpcPeer {
+  /** Called once when the connection ends; `reason` is set for an unexpected end. */
+  onclose?: (reason?: Error) => void;
+  /** Transport and decoding errors that did not end the connection. */
+  onerror?: (error: Error) => void;
+  /** Handles requests no handler was set for; default answers `-32601`. */
+  fallbackRequestHandler?: (method: string, params: unknown, ctx: RequestContext) => unknown;
+  /** Handles notifications no handler was set for; default ignores them. */
+  fallbackNotificationHandler?: (method: string, params: unknown) => void;
+
+  readonly stats: PeerStats = { lateResponses: 0, unknownResponses: 0, parseErrors: 0, invalidMessages: 0 };
+
+  private readonly transport: Transport;
+  private readonly opts: Required<Omit<PeerOptions, "progressMethod">> & { progressMethod: string | null };
+  private readonly pending = new Map<JsonRpcId, Pending>();
+  private readonly finished = new Set<JsonRpcId>();
+  private readonly requestHandlers = new Map<string, RequestHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private readonly inbound: InboundRequests;
+  private nextId = 1;
+  private closedReason: Error | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(transport: Transport, options: PeerOptions = {}) {
+    this.transport = transport;
+    this.opts = {
+      requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+      maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? 600_000,
+      maxPendingRequests: options.maxPendingRequests ?? 10_000,
+      answerParseErrors: options.answerParseErrors ?? true,
+      batchesAllowed: options.batchesAllowed ?? (() => false),
+      cancelMethod: options.cancelMethod ?? "notifications/cancelled",
+      cancelParams: options.cancelParams ?? defaultCancelParams,
+      cancelledId: options.cancelledId ?? defaultCancelledId,
+      progressMethod: options.progressMethod === undefined ? "notifications/progress" : options.progressMethod,
+    };
+    this.inbound = new InboundRequests({
+      notify: (method, params) => this.notify(method, params),
+      request: (method, params, o) => this.request(method, params, o),
+      progressMethod: this.opts.progressMethod,
+    });
+  }
+
+  /** True once the connection has ended. */
+  get closed(): boolean {
+    return this.closedReason !== undefined;
+  }
+
+  /** Requests sent and not yet settled. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Wires the transport and starts it. */
+  async start(): Promise<void> {
+    this.transport.onmessage = (m) => this.receive(m);
+    this.transport.onerror = (e) => this.transportError(e);
+    this.transport.onclose = (reason) => this.ended(reason);
+    await this.transport.start();
+  }
+
+  setRequestHandler(method: string, handler: RequestHandler): void {
+    this.requestHandlers.set(method, handler);
+  }
+
+  removeRequestHandler(method: string): void {
+    this.requestHandlers.delete(method);
+  }
+
+  setNotificationHandler(method: string, handler: NotificationHandler): void {
+    this.notificationHandlers.set(method, handler);
+  }
+
+  removeNotificationHandler(method: string): void {
+    this.notificationHandlers.delete(method);
+  }
+
+  /**
+   * Sends a request and resolves with its result. Rejects with `RpcError` for an error
+   * response and `BridgeError` (`TIMEOUT`, `CANCELLED`, `CLOSED`, `PROCESS_EXITED`, ...) otherwise.
+   */
+  request<T = unknown>(method: string, params?: JsonRpcParams, options: RequestOptions = {}): Promise<T> {
+    if (this.closedReason) return Promise.reject(this.closedError());
+    if (options.signal?.aborted) return Promise.reject(cancelledError(method, options.signal));
+    if (this.pending.size >= this.opts.maxPendingRequests) {
+      return Promise.reject(
+        new BridgeError("TOO_MANY_PENDING", `${method}: ${this.pending.size} requests already in flight`),
+      );
+    }
+    const id = this.nextId++;
+    let sentParams = params;
+    if (options.onProgress && this.opts.progressMethod && !Array.isArray(params)) {
+      const meta = { ...((params?._meta as Record<string, unknown> | undefined) ?? {}), progressToken: id };
+      sentParams = { ...params, _meta: meta };
+    }
+    const message: JsonRpcRequest = sentParams === undefined
+      ? { jsonrpc: "2.0", id, method }
+      : { jsonrpc: "2.0", id, method, params: sentParams };
+    return new Promise<T>((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? this.opts.requestTimeoutMs;
+      const p: Pending = {
+        id,
+        method,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        timer: undefined,
+        timeoutMs,
+        deadline: Date.now() + (options.maxTotalTimeoutMs ?? this.opts.maxTotalTimeoutMs),
+        onProgress: options.onProgress,
+        resetOnProgress: options.resetTimeoutOnProgress ?? true,
+        signal: options.signal,
+        onAbort: undefined,
+      };
+      this.pending.set(id, p);
+      this.arm(p, timeoutMs);
+      if (p.signal) {
+        p.onAbort = () => this.abandon(p, cancelledError(method, p.signal!), "cancelled by the caller");
+        p.signal.addEventListener("abort", p.onAbort, { once: true });
+      }
+      this.write(message).catch((err: unknown) => {
+        if (this.pending.get(id) === p) {
+          this.settle(p);
+          reject(err instanceof Error ? err : new BridgeError("CLOSED", errorMessage(err)));
+        }
+      });
+    });
+  }
+
+  /** Sends a notification (no id, no response). */
+  notify(method: string, params?: JsonRpcParams): Promise<void> {
+    if (this.closedReason) return Promise.reject(this.closedError());
+    const message: JsonRpcNotification = params === undefined
+      ? { jsonrpc: "2.0", method }
+      : { jsonrpc: "2.0", method, params };
+    return this.write(message);
+  }
+
+  /**
+   * Closes the connection: every pending request rejects with `BridgeError CLOSED`, every
+   * running handler's signal aborts, and the transport closes. Idempotent.
+   */
+  close(): Promise<void> {
+    if (!this.closing) {
+      this.ended(undefined);
+      this.closing = this.transport.close().catch(() => undefined);
+    }
+    return this.closing;
+  }
+
+  private write(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    return this.transport.send(message);
+  }
+
+  private arm(p: Pending, ms: number): void {
+    const remaining = p.deadline - Date.now();
+    const capped = Math.max(0, Math.min(ms, remaining));
+    const hitCap = remaining <= ms;
+    p.timer = setTimeout(() => {
+      const what = hitCap ? `its total time cap` : `${p.timeoutMs} ms`;
+      this.abandon(
+        p,
+        new BridgeError("TIMEOUT", `request "${p.method}" timed out after ${what}`, {
+          details: { method: p.method, timeoutMs: p.timeoutMs },
+        }),
+        "timeout",
+      );
+    }, capped);
+  }
+
+  /** Gives up on a request: settle the caller now, tell the other side best-effort. */
+  private abandon(p: Pending, error: Error, reason: string): void {
+    if (this.pending.get(p.id) !== p) return;
+    this.settle(p);
+    p.reject(error);
+    if (!this.closedReason) {
+      this.notify(this.opts.cancelMethod, this.opts.cancelParams(p.id, reason)).catch(() => undefined);
+    }
+  }
+
+  /** The one cleanup path: timer, abort listener, pending entry. */
+  private settle(p: Pending): void {
+    if (p.timer !== undefined) clearTimeout(p.timer);
+    if (p.onAbort && p.signal) p.signal.removeEventListener("abort", p.onAbort);
+    this.pending.delete(p.id);
+    this.finished.add(p.id);
+    if (this.finished.size > FINISHED_MEMORY) {
+      const oldest = this.finished.values().next().value;
+      if (oldest !== undefined) this.finished.delete(oldest);
+    }
+  }
+
+  private receive(value: unknown): void {
+    if (Array.isArray(value)) {
+      this.receiveBatch(value);
+      return;
+    }
+    const reply = this.dispatch(value);
+    if (reply) void reply.then((r) => r && this.write(r).catch(() => undefined));
+  }
+
+  private receiveBatch(items: unknown[]): void {
+    if (items.length === 0 || !this.opts.batchesAllowed()) {
+      const reason = items.length === 0 ? "empty batch" : "batches are not supported by the negotiated protocol version";
+      this.write(errorResponse(null, ErrorCode.InvalidRequest, `Invalid Request: ${reason}`)).catch(() => undefined);
+      return;
+    }
+    const replies = items.map((item) => this.dispatch(item)).filter((r) => r !== undefined);
+    if (replies.length === 0) return;
+    void Promise.all(replies).then((all) => {
+      const answers = all.filter((r): r is JsonRpcResponse => r !== undefined);
+      if (answers.length > 0) this.write(answers).catch(() => undefined);
+    });
+  }
+
+  /** Handles one message; returns the reply to send, if any. */
+  private dispatch(value: unknown): Promise<JsonRpcResponse | undefined> | undefined {
+    const c = classifyMessage(value);
+    switch (c.kind) {
+      case "response":
+        this.receiveResponse(c.message);
+        return undefined;
+      case "notification":
+        this.receiveNotification(c.message);
+        return undefined;
+      case "request":
+        return this.receiveRequest(c.message);
+      case "invalid":
+        this.stats.invalidMessages++;
+        return Promise.resolve(errorResponse(c.id, ErrorCode.InvalidRequest, `Invalid Request: ${c.reason}`));
+    }
+  }
+
+  private receiveResponse(r: JsonRpcResponse): void {
+    const id = r.id;
+    const p = id === null ? undefined : this.pending.get(id);
+    if (!p) {
+      if (id !== null && this.finished.has(id)) this.stats.lateResponses++;
+      else this.stats.unknownResponses++;
+      return;
+    }
+    this.settle(p);
+    if (isErrorResponse(r)) p.reject(RpcError.fromObject(r.error));
+    else p.resolve(r.result);
+  }
+
+  private receiveNotification(n: JsonRpcNotification): void {
+    const { method, params } = n;
+    if (method === this.opts.cancelMethod) {
+      const id = this.opts.cancelledId(params);
+      if (id !== undefined) this.inbound.cancel(id);
+    } else if (method === this.opts.progressMethod) {
+      this.routeProgress(params);
+    }
+    const handler = this.notificationHandlers.get(method);
+    try {
+      const done = handler ? handler(params) : this.fallbackNotificationHandler?.(method, params);
+      if (done instanceof Promise) done.catch((e: unknown) => this.reportHandlerError(method, e));
+    } catch (e) {
+      this.reportHandlerError(method, e);
+    }
+  }
+
+  private routeProgress(params: unknown): void {
+    const pp = params as { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined;
+    const token = pp?.progressToken;
+    if (typeof token !== "number" && typeof token !== "string") return;
+    const p = this.pending.get(token);
+    if (!p?.onProgress || typeof pp?.progress !== "number") return;
+    if (p.resetOnProgress) {
+      if (p.timer !== undefined) clearTimeout(p.timer);
+      this.arm(p, p.timeoutMs);
+    }
+    const info: ProgressInfo = { progress: pp.progress };
+    if (typeof pp.total === "number") info.total = pp.total;
+    if (typeof pp.message === "string") info.message = pp.message;
+    try {
+      p.onProgress(info);
+    } catch (e) {
+      this.reportHandlerError(`${p.method} progress callback`, e);
+    }
+  }
+
+  private receiveRequest(req: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
+    const handler = this.requestHandlers.get(req.method);
+    if (handler) return this.inbound.run(req, handler);
+    const fallback = this.fallbackRequestHandler;
+    if (fallback) return this.inbound.run(req, (params, ctx) => fallback(req.method, params, ctx));
+    return Promise.resolve(errorResponse(req.id, ErrorCode.MethodNotFound, `Method not found: ${req.method}`));
+  }
+
+  private transportError(e: Error): void {
+    if (e instanceof BridgeError && (e.code === "PARSE_ERROR" || e.code === "INVALID_UTF8" || e.code === "LINE_TOO_LONG")) {
+      this.stats.parseErrors++;
+      if (this.opts.answerParseErrors) {
+        this.write(errorResponse(null, ErrorCode.ParseError, `Parse error: ${e.message}`)).catch(() => undefined);
+      }
+    }
+    this.onerror?.(e);
+  }
+
+  private reportHandlerError(method: string, e: unknown): void {
+    this.onerror?.(new Error(`handler for "${method}" failed: ${errorMessage(e)}`, { cause: e }));
+  }
+
+  /** The connection ended (requested when `reason` is undefined). Runs once. */
+  private ended(reason: Error | undefined): void {
+    if (this.closedReason) return;
+    this.closedReason = reason ?? new BridgeError("CLOSED", "connection closed");
+    const err = this.closedError();
+    for (const p of [...this.pending.values()]) {
+      this.settle(p);
+      p.reject(err);
+    }
+    this.inbound.abortAll(err);
+    this.onclose?.(reason);
+  }
+
+  private closedError(): Error {
+    const r = this.closedReason!;
+    return r instanceof BridgeError ? r : new BridgeError("CLOSED", `connection closed: ${r.message}`, { cause: r });
+  }
+}
+
+function cancelledError(method: string, signal: AbortSignal): BridgeError {
+  return new BridgeError("CANCELLED", `request "${method}" was cancelled`, { cause: signal.reason });
+}
+
+function errorResponse(id: JsonRpcId | null, code: number, message: string): JsonRpcErrorResponse {
+  return { jsonrpc: "2.0", id, error: { code, message } };
+}

@@ -1,0 +1,344 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
+import { BridgeError, RpcError } from "../../src/jsonrpc/errors.ts";
+import type { JsonRpcMessage } from "../../src/jsonrpc/message.ts";
+import { InMemoryTransport } from "../../src/transport/memory.ts";
+import type { Transport } from "../../src/transport/transport.ts";
+
+/** The far end of a peer under test: sends raw values, records what the peer wrote. */
+function rawPair(options: ConstructorParameters<typeof JsonRpcPeer>[1] = {}) {
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const peer = new JsonRpcPeer(a, options);
+  const received: unknown[] = [];
+  const waiters: Array<() => void> = [];
+  b.onmessage = (m) => {
+    received.push(m);
+    waiters.splice(0).forEach((w) => w());
+  };
+  const raw = {
+    send: (v: unknown) => b.send(v as JsonRpcMessage),
+    received,
+    async next(): Promise<unknown> {
+      while (received.length === 0) await new Promise<void>((r) => waiters.push(r));
+      return received.shift();
+    },
+    transport: b,
+  };
+  return { peer, raw, start: () => peer.start() };
+}
+
+/** A transport the test drives directly, to inject decoding errors as a byte transport would. */
+class InjectingTransport implements Transport {
+  onmessage?: (m: unknown) => void;
+  onerror?: (e: Error) => void;
+  onclose?: (reason?: Error) => void;
+  sent: unknown[] = [];
+  async start() {}
+  async send(m: JsonRpcMessage | JsonRpcMessage[]) {
+    this.sent.push(m);
+  }
+  async close() {
+    this.onclose?.();
+  }
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test("id 0 and string ids correlate exactly; \"1\" never matches 1", async () => {
+  const { peer, raw, start } = rawPair();
+  await start();
+  const first = peer.request("a");
+  const req1 = (await raw.next()) as { id: number };
+  assert.equal(req1.id, 1);
+  await raw.send({ jsonrpc: "2.0", id: "1", result: "wrong" });
+  await raw.send({ jsonrpc: "2.0", id: 1, result: "right" });
+  assert.equal(await first, "right");
+  assert.equal(peer.stats.unknownResponses, 1);
+  await peer.close();
+});
+
+test("incoming request with id 0 is answered with id 0", async () => {
+  const { peer, raw, start } = rawPair();
+  peer.setRequestHandler("echo", (p) => p);
+  await start();
+  await raw.send({ jsonrpc: "2.0", id: 0, method: "echo", params: { x: 1 } });
+  assert.deepEqual(await raw.next(), { jsonrpc: "2.0", id: 0, result: { x: 1 } });
+  await peer.close();
+});
+
+test("invalid requests get -32600; id null request is invalid", async () => {
+  const { peer, raw, start } = rawPair();
+  peer.setRequestHandler("x", () => ({}));
+  await start();
+  await raw.send({ jsonrpc: "2.0", id: null, method: "x" });
+  assert.deepEqual(await raw.next(), { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: request id must be a string or a number" } });
+  await raw.send({ jsonrpc: "1.0", id: 5, method: "x" });
+  const r = (await raw.next()) as { id: unknown; error: { code: number } };
+  assert.equal(r.id, 5);
+  assert.equal(r.error.code, -32600);
+  await raw.send("hello" as unknown as JsonRpcMessage);
+  assert.equal(((await raw.next()) as { error: { code: number } }).error.code, -32600);
+  assert.equal(peer.stats.invalidMessages, 3);
+  await peer.close();
+});
+
+test("unknown method gets -32601; notifications get no reply", async () => {
+  const { peer, raw, start } = rawPair();
+  await start();
+  await raw.send({ jsonrpc: "2.0", method: "nobody/listens" });
+  await raw.send({ jsonrpc: "2.0", id: "q", method: "nobody/answers" });
+  const r = (await raw.next()) as { id: unknown; error: { code: number; message: string } };
+  assert.equal(r.id, "q");
+  assert.equal(r.error.code, -32601);
+  assert.match(r.error.message, /nobody\/answers/);
+  await tick();
+  assert.equal(raw.received.length, 0, "the notification must not be answered");
+  await peer.close();
+});
+
+test("a throwing handler gives -32603 with its message and no stack; RpcError keeps its code", async () => {
+  const { peer, raw, start } = rawPair();
+  peer.setRequestHandler("boom", () => {
+    throw new Error("disk on fire");
+  });
+  peer.setRequestHandler("bad", async () => {
+    throw new RpcError(-32602, "bad params", { field: "x" });
+  });
+  await start();
+  await raw.send({ jsonrpc: "2.0", id: 1, method: "boom" });
+  assert.deepEqual(await raw.next(), { jsonrpc: "2.0", id: 1, error: { code: -32603, message: "disk on fire" } });
+  await raw.send({ jsonrpc: "2.0", id: 2, method: "bad" });
+  assert.deepEqual(await raw.next(), { jsonrpc: "2.0", id: 2, error: { code: -32602, message: "bad params", data: { field: "x" } } });
+  await peer.close();
+});
+
+test("error responses reject with RpcError carrying code and data", async () => {
+  const { peer, raw, start } = rawPair();
+  await start();
+  const p = peer.request("x");
+  const req = (await raw.next()) as { id: number };
+  await raw.send({ jsonrpc: "2.0", id: req.id, error: { code: -32002, message: "nope", data: { uri: "u" } } });
+  await assert.rejects(p, (e: unknown) => e instanceof RpcError && e.code === -32002 && (e.data as { uri: string }).uri === "u");
+  await peer.close();
+});
+
+test("timeout rejects with TIMEOUT, sends notifications/cancelled, and a late response is counted", async () => {
+  const { peer, raw, start } = rawPair();
+  await start();
+  const p = peer.request("slow", {}, { timeoutMs: 20 });
+  const req = (await raw.next()) as { id: number };
+  await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "TIMEOUT");
+  const cancel = (await raw.next()) as { method: string; params: { requestId: number } };
+  assert.equal(cancel.method, "notifications/cancelled");
+  assert.equal(cancel.params.requestId, req.id);
+  await raw.send({ jsonrpc: "2.0", id: req.id, result: {} });
+  await tick();
+  assert.equal(peer.stats.lateResponses, 1);
+  assert.equal(peer.pendingCount, 0);
+  await peer.close();
+});
+
+test("abort settles the caller at once and sends notifications/cancelled", async () => {
+  const { peer, raw, start } = rawPair();
+  await start();
+  const ac = new AbortController();
+  const p = peer.request("long", {}, { signal: ac.signal });
+  const req = (await raw.next()) as { id: number };
+  ac.abort();
+  await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "CANCELLED");
+  const cancel = (await raw.next()) as { method: string; params: { requestId: number } };
+  assert.deepEqual([cancel.method, cancel.params.requestId], ["notifications/cancelled", req.id]);
+  // An already-aborted signal never sends the request.
+  await assert.rejects(peer.request("never", {}, { signal: AbortSignal.abort() }), /cancelled/);
+  await tick();
+  assert.equal(raw.received.length, 0);
+  await peer.close();
+});
+
+test("progress reaches the callback, resets the timeout, and the hard cap still applies", async () => {
+  const { peer, raw, start } = rawPair();
+  await start();
+  const seen: number[] = [];
+  const p = peer.request("work", { a: 1 }, { timeoutMs: 60, maxTotalTimeoutMs: 5000, onProgress: (i) => seen.push(i.progress) });
+  const req = (await raw.next()) as { id: number; params: { a: number; _meta: { progressToken: number } } };
+  assert.equal(req.params._meta.progressToken, req.id);
+  assert.equal(req.params.a, 1);
+  // Progress every 30 ms keeps a 60 ms timeout alive for 150 ms.
+  for (let i = 1; i <= 5; i++) {
+    await new Promise((r) => setTimeout(r, 30));
+    await raw.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: req.id, progress: i, total: 5 } });
+  }
+  await raw.send({ jsonrpc: "2.0", id: req.id, result: { done: true } });
+  assert.deepEqual(await p, { done: true });
+  assert.deepEqual(seen, [1, 2, 3, 4, 5]);
+
+  const capped = peer.request("work", {}, { timeoutMs: 60, maxTotalTimeoutMs: 100, onProgress: () => {} });
+  const req2 = (await raw.next()) as { id: number };
+  const feeder = setInterval(() => {
+    void raw.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: req2.id, progress: Date.now() } });
+  }, 20);
+  await assert.rejects(capped, (e: unknown) => e instanceof BridgeError && e.code === "TIMEOUT");
+  clearInterval(feeder);
+  await peer.close();
+});
+
+test("inbound cancellation aborts the handler's signal and sends no response", async () => {
+  const { peer, raw, start } = rawPair();
+  let aborted = false;
+  peer.setRequestHandler("wait", (_p, ctx) =>
+    new Promise((resolve) => {
+      ctx.signal.addEventListener("abort", () => {
+        aborted = true;
+        resolve({ late: true });
+      });
+    }),
+  );
+  await start();
+  await raw.send({ jsonrpc: "2.0", id: 9, method: "wait" });
+  await tick();
+  await raw.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 9 } });
+  await tick();
+  await tick();
+  assert.equal(aborted, true);
+  assert.equal(raw.received.length, 0);
+  await peer.close();
+});
+
+test("handlers can send progress and call back to the requester", async () => {
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const server = new JsonRpcPeer(a);
+  const client = new JsonRpcPeer(b);
+  server.setRequestHandler("job", async (_p, ctx) => {
+    await ctx.sendProgress(1, 2, "half");
+    const answer = await ctx.request<{ ok: boolean }>("confirm", { q: "sure?" });
+    await ctx.sendProgress(2, 2);
+    return { confirmed: answer.ok };
+  });
+  client.setRequestHandler("confirm", () => ({ ok: true }));
+  await server.start();
+  await client.start();
+  const progress: string[] = [];
+  const result = await client.request("job", {}, { onProgress: (p) => progress.push(`${p.progress}/${p.total}${p.message ? ` ${p.message}` : ""}`) });
+  assert.deepEqual(result, { confirmed: true });
+  assert.deepEqual(progress, ["1/2 half", "2/2"]);
+  await client.close();
+  await server.close();
+});
+
+test("parse errors are answered with -32700 and id null unless disabled", async () => {
+  const t = new InjectingTransport();
+  const peer = new JsonRpcPeer(t);
+  const errors: Error[] = [];
+  peer.onerror = (e) => errors.push(e);
+  await peer.start();
+  t.onerror?.(new BridgeError("PARSE_ERROR", "line is not valid JSON"));
+  await tick();
+  assert.deepEqual((t.sent[0] as { id: unknown }).id, null);
+  assert.equal((t.sent[0] as { error: { code: number } }).error.code, -32700);
+  assert.equal(peer.stats.parseErrors, 1);
+  assert.equal(errors.length, 1);
+
+  const quiet = new InjectingTransport();
+  const quietPeer = new JsonRpcPeer(quiet, { answerParseErrors: false });
+  await quietPeer.start();
+  quiet.onerror?.(new BridgeError("PARSE_ERROR", "junk"));
+  await tick();
+  assert.equal(quiet.sent.length, 0);
+  await peer.close();
+  await quietPeer.close();
+});
+
+test("batches are refused unless allowed, then each element is answered in one array", async () => {
+  let allow = false;
+  const { peer, raw, start } = rawPair({ batchesAllowed: () => allow });
+  peer.setRequestHandler("double", (p) => (p as { n: number }).n * 2);
+  await start();
+  const batch = [
+    { jsonrpc: "2.0", id: 1, method: "double", params: { n: 2 } },
+    { jsonrpc: "2.0", method: "note" },
+    { jsonrpc: "2.0", id: 2, method: "missing" },
+  ];
+  await raw.send(batch);
+  assert.deepEqual(await raw.next(), { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: batches are not supported by the negotiated protocol version" } });
+  allow = true;
+  await raw.send(batch);
+  const answers = (await raw.next()) as Array<{ id: number }>;
+  assert.equal(answers.length, 2);
+  assert.deepEqual(answers[0], { jsonrpc: "2.0", id: 1, result: 4 });
+  assert.equal(answers[1]!.id, 2);
+  await raw.send([]);
+  assert.equal(((await raw.next()) as { error: { code: number } }).error.code, -32600);
+  await peer.close();
+});
+
+test("close rejects every pending request with CLOSED, aborts handlers, and is idempotent", async () => {
+  const { peer, raw, start } = rawPair();
+  let handlerSignal: AbortSignal | undefined;
+  peer.setRequestHandler("hang", (_p, ctx) => {
+    handlerSignal = ctx.signal;
+    return new Promise(() => {});
+  });
+  await start();
+  await raw.send({ jsonrpc: "2.0", id: 1, method: "hang" });
+  const pending = [peer.request("a"), peer.request("b"), peer.request("c")];
+  await tick();
+  const c1 = peer.close();
+  const c2 = peer.close();
+  assert.equal(c1, c2);
+  await c1;
+  for (const p of pending) await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "CLOSED");
+  assert.equal(handlerSignal?.aborted, true);
+  await assert.rejects(peer.request("after"), (e: unknown) => e instanceof BridgeError && e.code === "CLOSED");
+  assert.equal(peer.closed, true);
+});
+
+test("a transport ending with a reason rejects pending requests with that reason", async () => {
+  const t = new InjectingTransport();
+  const peer = new JsonRpcPeer(t);
+  let closedWith: Error | undefined;
+  peer.onclose = (r) => (closedWith = r);
+  await peer.start();
+  const p = peer.request("x");
+  t.onclose?.(new BridgeError("PROCESS_EXITED", "server exited with code 3"));
+  await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "PROCESS_EXITED" && /code 3/.test(e.message));
+  assert.equal((closedWith as BridgeError).code, "PROCESS_EXITED");
+});
+
+test("the pending limit refuses extra requests with TOO_MANY_PENDING", async () => {
+  const { peer, start } = rawPair({ maxPendingRequests: 2 });
+  await start();
+  const a = peer.request("a");
+  const b = peer.request("b");
+  await assert.rejects(peer.request("c"), (e: unknown) => e instanceof BridgeError && e.code === "TOO_MANY_PENDING");
+  await peer.close();
+  await assert.rejects(a);
+  await assert.rejects(b);
+});
+
+test("abort listeners are removed when requests settle (no leak over many requests)", async () => {
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const server = new JsonRpcPeer(a);
+  const client = new JsonRpcPeer(b);
+  server.setRequestHandler("n", (p) => p);
+  await server.start();
+  await client.start();
+  const ac = new AbortController();
+  let added = 0;
+  let removed = 0;
+  const add = ac.signal.addEventListener.bind(ac.signal);
+  const remove = ac.signal.removeEventListener.bind(ac.signal);
+  ac.signal.addEventListener = ((...args: Parameters<typeof add>) => {
+    added++;
+    return add(...args);
+  }) as typeof add;
+  ac.signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+    removed++;
+    return remove(...args);
+  }) as typeof remove;
+  for (let i = 0; i < 2000; i++) await client.request("n", { i }, { signal: ac.signal });
+  assert.equal(added, 2000);
+  assert.equal(removed, 2000);
+  await client.close();
+  await server.close();
+});

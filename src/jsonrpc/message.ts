@@ -100,8 +100,8 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     return { kind: "response", message: value as unknown as JsonRpcSuccess };
   }
   const err = value.error;
-  if (!isPlainObject(err) || typeof err.code !== "number" || typeof err.message !== "string") {
-    return { kind: "invalid", id: readableId, reason: "error must be {code: number, message: string}" };
+  if (!isPlainObject(err) || !Number.isInteger(err.code) || typeof err.message !== "string") {
+    return { kind: "invalid", id: readableId, reason: "error must be {code: integer, message: string}" };
   }
   // An error response may carry id null (or omit it) when the request id was unreadable.
   if (hasId && value.id !== null && !isId(value.id)) {

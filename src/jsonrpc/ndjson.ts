@@ -29,7 +29,9 @@ const CR = 0x0d;
  * - A line over the limit yields one `LINE_TOO_LONG` error and is discarded up to its newline;
  *   the decoder never tries to resynchronise in the middle of a line.
  * - Amortised linear: a partial line is kept as a list of pieces and joined once, when its
- *   newline arrives.
+ *   newline arrives. The pieces are views into the pushed chunks, so a caller must not reuse
+ *   a chunk's memory after `push` (Node stream chunks are fresh; a BYOB reader's are not).
+ * - A UTF-8 byte order mark at the start of a line is dropped.
  *
  * ```ts
  * const d = new LineDecoder();
@@ -41,7 +43,7 @@ export class LineDecoder {
   private pieces: Uint8Array[] = [];
   private pendingBytes = 0;
   private discarding = false;
-  private readonly utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  private readonly utf8 = new TextDecoder("utf-8", { fatal: true });
 
   constructor(options: LineDecoderOptions = {}) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;

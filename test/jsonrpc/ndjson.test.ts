@@ -415,7 +415,7 @@ describe("encodeLine", () => {
   });
 });
 
-test("a UTF-8 byte order mark at the start of the stream is dropped", () => {
+it("a UTF-8 byte order mark at the start of the stream is dropped", () => {
   const d = new LineDecoder();
   const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"a":1}\n')]);
   assert.deepEqual(d.push(bytes), [{ ok: true, value: { a: 1 } }]);

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+/**
+ * The `mcp-bridge` command line.
+ *
+ *   mcp-bridge demo
+ *   mcp-bridge inspect [--json] -- <command> [args...]
+ *   mcp-bridge call [--json] <tool> '<json args>' -- <command> [args...]
+ */
+import { pathToFileURL } from "node:url";
+import { BridgeError, RpcError, errorMessage } from "../jsonrpc/errors.ts";
+import { parseArgs, UsageError } from "./args.ts";
+import { runDemo } from "./demo.ts";
+import { runCall, runInspect } from "./inspect.ts";
+
+const USAGE = `usage:
+  mcp-bridge demo
+  mcp-bridge inspect [--json] [--env NAME=value]... [--inherit-env] [--timeout ms] -- <command> [args...]
+  mcp-bridge call [--json] [--env NAME=value]... [--inherit-env] [--timeout ms] <tool> '<json args>' -- <command> [args...]`;
+
+const SPEC = { valued: ["env", "timeout"], boolean: ["json", "inherit-env", "help"] };
+
+/** Runs the CLI; returns the exit code. Output goes through `out`/`err` so tests can capture it. */
+export async function main(argv: readonly string[], out = (t: string) => console.log(t), err = (t: string) => console.error(t)): Promise<number> {
+  try {
+    const args = parseArgs(argv, SPEC);
+    const sub = args.positionals[0];
+    if (args.flags.has("help") || sub === "help" || sub === undefined) {
+      out(USAGE);
+      return sub === undefined && !args.flags.has("help") ? 2 : 0;
+    }
+    switch (sub) {
+      case "demo":
+        return await runDemo({ out });
+      case "inspect":
+        return await runInspect(args, { out });
+      case "call":
+        return await runCall(args, { out });
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(sub)}`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      err(`mcp-bridge: ${e.message}\n${USAGE}`);
+      return 2;
+    }
+    const code = e instanceof BridgeError ? ` [${e.code}]` : e instanceof RpcError ? ` [JSON-RPC ${e.code}]` : "";
+    err(`mcp-bridge: ${errorMessage(e)}${code}`);
+    return 1;
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,327 @@
+/**
+ * McpClient: the client side of MCP (handshake era, 2024-11-05 .. 2025-11-25) over any
+ * {@link Transport}.
+ *
+ * ```ts
+ * const client = new McpClient({ clientInfo: { name: "my-agent", version: "1.0.0" } });
+ * await client.connect(new StdioClientTransport({ command: "npx", args: ["-y", "some-server"] }));
+ * const tools = await client.listTools();
+ * const result = await client.callTool("echo", { text: "hi" });
+ * await client.close();
+ * ```
+ */
+import { BridgeError } from "../jsonrpc/errors.ts";
+import type { JsonRpcParams } from "../jsonrpc/message.ts";
+import { JsonRpcPeer, type PeerOptions, type ProgressInfo, type RequestContext } from "../jsonrpc/peer.ts";
+import type { Transport } from "../transport/transport.ts";
+import { Emitter } from "../util/emitter.ts";
+import { StructuredContentChecker } from "./output-check.ts";
+import { collectPages, type PageLimits } from "./paging.ts";
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  CompleteRequestParams,
+  CompleteResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  Implementation,
+  InitializeResult,
+  LoggingLevel,
+  LoggingMessageNotificationParams,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Root,
+  ServerCapabilities,
+  Tool,
+} from "./types.ts";
+import { isCallToolResult, isInitializeResult } from "./types.ts";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, allowsBatches } from "./versions.ts";
+
+/** Handlers for requests a server may send; each capability is declared only when set. */
+export interface ClientHandlers {
+  roots?: (ctx: RequestContext) => Root[] | Promise<Root[]>;
+  sampling?: (params: CreateMessageRequestParams, ctx: RequestContext) => CreateMessageResult | Promise<CreateMessageResult>;
+  elicitation?: (params: ElicitRequestParams, ctx: RequestContext) => ElicitResult | Promise<ElicitResult>;
+}
+
+export interface McpClientOptions {
+  /** Default `{ name: "mcp-bridge", version: "0.1.0" }`. */
+  clientInfo?: Implementation;
+  /** Version offered in `initialize`. Default: the latest we speak. */
+  protocolVersion?: string;
+  /** Versions accepted in the server's answer. Default: all we speak. */
+  supportedVersions?: readonly string[];
+  /** Time allowed for the handshake, ms. Default 30 000. */
+  connectTimeoutMs?: number;
+  /** Default request timeout, ms. Default 60 000. */
+  requestTimeoutMs?: number;
+  /** Default `tools/call` timeout, ms. Default 120 000. */
+  toolTimeoutMs?: number;
+  /** Limits for following `nextCursor`. Default 100 pages, 10 000 items. */
+  pageLimits?: Partial<PageLimits>;
+  /** Validate `structuredContent` against the tool's `outputSchema`. Default true. */
+  validateStructuredContent?: boolean;
+  handlers?: ClientHandlers;
+  /** Elicitation modes declared when an elicitation handler is set. Default form and url. */
+  elicitationModes?: { form?: boolean; url?: boolean };
+  /** Declare `roots.listChanged` (the app then calls {@link McpClient.notifyRootsChanged}). */
+  rootsListChanged?: boolean;
+  peerOptions?: PeerOptions;
+}
+
+/** Events raised by {@link McpClient}. */
+export interface McpClientEvents {
+  toolsListChanged: void;
+  resourcesListChanged: void;
+  promptsListChanged: void;
+  resourceUpdated: { uri: string };
+  log: LoggingMessageNotificationParams;
+  close: Error | undefined;
+  error: Error;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onProgress?: (progress: ProgressInfo) => void;
+}
+
+const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-bridge", version: "0.1.0" };
+
+export class McpClient extends Emitter<McpClientEvents> {
+  private readonly options: McpClientOptions;
+  private peer: JsonRpcPeer | undefined;
+  private init: InitializeResult | undefined;
+  private readonly outputCheck = new StructuredContentChecker();
+
+  constructor(options: McpClientOptions = {}) {
+    super();
+    this.options = options;
+  }
+
+  /** The result of `initialize`, once connected. */
+  get initializeResult(): InitializeResult | undefined {
+    return this.init;
+  }
+  get serverInfo(): Implementation | undefined {
+    return this.init?.serverInfo;
+  }
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.init?.capabilities;
+  }
+  get instructions(): string | undefined {
+    return this.init?.instructions;
+  }
+  /** The negotiated protocol version. */
+  get protocolVersion(): string | undefined {
+    return this.init?.protocolVersion;
+  }
+  /** The underlying peer (for counters and custom methods). */
+  get connection(): JsonRpcPeer | undefined {
+    return this.peer;
+  }
+
+  /**
+   * Starts the transport, sends `initialize`, checks the version, then sends
+   * `notifications/initialized`. Rejects with `BridgeError` (`UNSUPPORTED_VERSION`,
+   * `INVALID_RESULT`, `TIMEOUT`, `SPAWN_FAILED`, ...) after closing the transport.
+   */
+  async connect(transport: Transport, options: { signal?: AbortSignal } = {}): Promise<InitializeResult> {
+    if (this.peer) throw new BridgeError("INVALID_MESSAGE", "McpClient.connect: already connected");
+    const peer = new JsonRpcPeer(transport, {
+      requestTimeoutMs: this.options.requestTimeoutMs,
+      batchesAllowed: () => allowsBatches(this.init?.protocolVersion),
+      ...this.options.peerOptions,
+    });
+    this.peer = peer;
+    this.installHandlers(peer);
+    peer.onclose = (reason) => this.emit("close", reason);
+    peer.onerror = (e) => this.emit("error", e);
+    try {
+      await peer.start();
+      const raw = await peer.request("initialize", this.initializeParams(), {
+        timeoutMs: this.options.connectTimeoutMs ?? 30_000,
+        signal: options.signal,
+      });
+      this.init = this.checkInitializeResult(raw);
+      transport.setProtocolVersion?.(this.init.protocolVersion);
+      await peer.notify("notifications/initialized");
+      return this.init;
+    } catch (err) {
+      await peer.close();
+      throw err;
+    }
+  }
+
+  /** Every tool, following `nextCursor` under the page limits. Remembers output schemas. */
+  async listTools(options: CallOptions = {}): Promise<Tool[]> {
+    const tools = await collectPages<Tool>(this.pageRequester("tools/list", options), "tools", this.pageLimits());
+    this.outputCheck.remember(tools);
+    return tools;
+  }
+
+  /**
+   * Calls a tool. A tool failure is a result with `isError: true`, not a throw; protocol
+   * errors throw `RpcError`, and a `structuredContent` that does not match the tool's
+   * `outputSchema` throws `BridgeError OUTPUT_SCHEMA_MISMATCH` (when validation is on).
+   */
+  async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+    const result = await this.live().request("tools/call", { name, arguments: args }, {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? this.options.toolTimeoutMs ?? 120_000,
+      onProgress: options.onProgress,
+    });
+    if (!isCallToolResult(result)) {
+      throw new BridgeError("INVALID_RESULT", `tools/call "${name}": result has no content array`, { details: { tool: name } });
+    }
+    if (this.options.validateStructuredContent !== false) this.outputCheck.check(name, result);
+    return result;
+  }
+
+  listResources(options: CallOptions = {}): Promise<Resource[]> {
+    return collectPages<Resource>(this.pageRequester("resources/list", options), "resources", this.pageLimits());
+  }
+
+  listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
+    return collectPages<ResourceTemplate>(
+      this.pageRequester("resources/templates/list", options),
+      "resourceTemplates",
+      this.pageLimits(),
+    );
+  }
+
+  readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    return this.send<ReadResourceResult>("resources/read", { uri }, options);
+  }
+
+  async subscribe(uri: string, options: CallOptions = {}): Promise<void> {
+    await this.send("resources/subscribe", { uri }, options);
+  }
+
+  async unsubscribe(uri: string, options: CallOptions = {}): Promise<void> {
+    await this.send("resources/unsubscribe", { uri }, options);
+  }
+
+  listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
+    return collectPages<Prompt>(this.pageRequester("prompts/list", options), "prompts", this.pageLimits());
+  }
+
+  getPrompt(name: string, args: Record<string, string> = {}, options: CallOptions = {}): Promise<GetPromptResult> {
+    return this.send<GetPromptResult>("prompts/get", { name, arguments: args }, options);
+  }
+
+  complete(params: CompleteRequestParams, options: CallOptions = {}): Promise<CompleteResult> {
+    return this.send<CompleteResult>("completion/complete", params, options);
+  }
+
+  async setLoggingLevel(level: LoggingLevel, options: CallOptions = {}): Promise<void> {
+    await this.send("logging/setLevel", { level }, options);
+  }
+
+  async ping(options: CallOptions = {}): Promise<void> {
+    await this.send("ping", undefined, options);
+  }
+
+  /** Tells the server the roots changed (needs `rootsListChanged`). */
+  notifyRootsChanged(): Promise<void> {
+    return this.live().notify("notifications/roots/list_changed");
+  }
+
+  /** Closes the connection (and, for stdio, stops the server process). Idempotent. */
+  async close(): Promise<void> {
+    await this.peer?.close();
+  }
+
+  private send<T>(method: string, params: JsonRpcParams | undefined, options: CallOptions): Promise<T> {
+    return this.live().request<T>(method, params, {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      onProgress: options.onProgress,
+    });
+  }
+
+  private pageRequester(method: string, options: CallOptions) {
+    return (cursor: string | undefined) => this.send<Record<string, unknown>>(method, cursor === undefined ? {} : { cursor }, options);
+  }
+
+  private pageLimits(): PageLimits {
+    return { maxPages: this.options.pageLimits?.maxPages ?? 100, maxItems: this.options.pageLimits?.maxItems ?? 10_000 };
+  }
+
+  private live(): JsonRpcPeer {
+    if (!this.peer || !this.init) throw new BridgeError("NOT_CONNECTED", "McpClient: not connected (call connect first)");
+    return this.peer;
+  }
+
+  private initializeParams(): JsonRpcParams {
+    return {
+      protocolVersion: this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+      capabilities: this.capabilities(),
+      clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
+    };
+  }
+
+  private capabilities(): ClientCapabilities {
+    const h = this.options.handlers ?? {};
+    const caps: ClientCapabilities = {};
+    if (h.roots) caps.roots = this.options.rootsListChanged ? { listChanged: true } : {};
+    if (h.sampling) caps.sampling = {};
+    if (h.elicitation) {
+      const modes = this.options.elicitationModes ?? { form: true, url: true };
+      caps.elicitation = {};
+      if (modes.form !== false) caps.elicitation.form = {};
+      if (modes.url) caps.elicitation.url = {};
+    }
+    return caps;
+  }
+
+  private checkInitializeResult(raw: unknown): InitializeResult {
+    if (!isInitializeResult(raw)) {
+      throw new BridgeError("INVALID_RESULT", "initialize: the server's result lacks protocolVersion, capabilities or serverInfo");
+    }
+    const accepted = this.options.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
+    if (!accepted.includes(raw.protocolVersion)) {
+      throw new BridgeError(
+        "UNSUPPORTED_VERSION",
+        `initialize: server "${raw.serverInfo.name}" answered protocol version ${JSON.stringify(raw.protocolVersion)}, which this client does not speak (supported: ${accepted.join(", ")})`,
+        { details: { received: raw.protocolVersion, supported: [...accepted] } },
+      );
+    }
+    return raw;
+  }
+
+  private installHandlers(peer: JsonRpcPeer): void {
+    const h = this.options.handlers ?? {};
+    peer.setRequestHandler("ping", () => ({}));
+    if (h.roots) {
+      const roots = h.roots;
+      peer.setRequestHandler("roots/list", async (_p, ctx) => ({ roots: await roots(ctx) }));
+    }
+    if (h.sampling) {
+      const sampling = h.sampling;
+      peer.setRequestHandler("sampling/createMessage", (p, ctx) => sampling(p as CreateMessageRequestParams, ctx));
+    }
+    if (h.elicitation) {
+      const elicit = h.elicitation;
+      peer.setRequestHandler("elicitation/create", (p, ctx) => elicit(p as ElicitRequestParams, ctx));
+    }
+    peer.setNotificationHandler("notifications/tools/list_changed", () => {
+      this.outputCheck.forget();
+      this.emit("toolsListChanged", undefined);
+    });
+    peer.setNotificationHandler("notifications/resources/list_changed", () => void this.emit("resourcesListChanged", undefined));
+    peer.setNotificationHandler("notifications/prompts/list_changed", () => void this.emit("promptsListChanged", undefined));
+    peer.setNotificationHandler("notifications/resources/updated", (p) => {
+      const uri = (p as { uri?: unknown } | undefined)?.uri;
+      if (typeof uri === "string") this.emit("resourceUpdated", { uri });
+    });
+    peer.setNotificationHandler("notifications/message", (p) => {
+      if (p && typeof p === "object") this.emit("log", p as LoggingMessageNotificationParams);
+    });
+  }
+}

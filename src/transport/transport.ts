@@ -18,7 +18,9 @@ import type { JsonRpcMessage } from "../jsonrpc/message.ts";
  *   `BridgeError CLOSED`.
  * - Undecodable input (not JSON, invalid UTF-8, a line over the limit) is reported to `onerror`
  *   as a `BridgeError` (`PARSE_ERROR`, `INVALID_UTF8`, `LINE_TOO_LONG`) and never closes the
- *   transport. Junk is not fatal.
+ *   transport. Junk is not fatal. One exception: a client transport reading a server's stdout
+ *   only logs and counts lines that are not JSON (servers print banners); it still reports
+ *   `LINE_TOO_LONG`, since that may have been a response.
  * - `onclose` is called exactly once, whether the close came from `close()` or from the other
  *   side (EOF, process exit, dropped socket). `reason` explains an unexpected end (exit code,
  *   signal, last stderr lines); it is absent for a requested close.

@@ -1,0 +1,437 @@
+/**
+ * The client side of the MCP stdio transport: spawns a server as a child process and speaks
+ * ndjson over its stdin/stdout.
+ *
+ * Security-relevant choices, all on purpose:
+ * - never a shell: the command is resolved to an absolute path through the *child's* PATH and
+ *   spawned directly with an argument vector;
+ * - a minimal environment unless `inheritEnv` is set (see {@link buildChildEnv});
+ * - the child leads its own process group, so shutdown reaches grandchildren (`npx`, `uvx`);
+ * - stderr is kept in a bounded ring buffer and never read as protocol or as an error signal.
+ */
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
+import type { JsonRpcMessage } from "../jsonrpc/message.ts";
+import { encodeLine, LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
+import { ByteRing, DEFAULT_RING_BYTES, lastLines, TextLineSplitter } from "./ring-buffer.ts";
+import { buildChildEnv, CommandNotFoundError, processGroupExists, resolveCommand } from "./spawn-env.ts";
+import type { Transport } from "./transport.ts";
+
+export interface StdioClientOptions {
+  /** Executable: a bare name (looked up in the child's PATH) or a path (relative to `cwd`). */
+  command: string;
+  args?: readonly string[];
+  /** Working directory of the child. Default `process.cwd()`. */
+  cwd?: string;
+  /** Variables set for the child on top of the minimal base. */
+  env?: Readonly<Record<string, string>>;
+  /** Pass our whole environment. Default false: only the minimal base plus `env`. */
+  inheritEnv?: boolean;
+  /** Largest stdout line accepted, in bytes. Default 32 MiB. */
+  maxLineBytes?: number;
+  /** Each stderr line of the child (long lines arrive in pieces of at most 8 KiB). */
+  onStderr?: (line: string) => void;
+  /** Diagnostics, such as ignored non-JSON lines on stdout. */
+  onLog?: (message: string) => void;
+  /** Each of the two shutdown waits (after closing stdin, after SIGTERM). Default 2000 ms. */
+  shutdownGraceMs?: number;
+  /** Server name used in error messages. Default: the command's base name. */
+  name?: string;
+  /** Size of the stderr ring buffer. Default 64 KiB. */
+  stderrBufferBytes?: number;
+}
+
+/** Counters kept by a {@link StdioClientTransport}. */
+export interface StdioClientStats {
+  messagesReceived: number;
+  /** stdout lines that were not JSON or not UTF-8; logged and skipped. */
+  junkLines: number;
+  /** stdout lines over `maxLineBytes`; reported to `onerror`. */
+  tooLongLines: number;
+  stderrBytes: number;
+}
+
+const DEFAULT_GRACE_MS = 2000;
+const STDERR_LINE_CHARS = 8192;
+const REASON_STDERR_LINES = 10;
+const REASON_STDERR_CHARS = 2048;
+const GROUP_POLL_MS = 50;
+const IS_WINDOWS = process.platform === "win32";
+
+/**
+ * Spawns an MCP server and exchanges newline-delimited JSON with it.
+ *
+ * ```ts
+ * const t = new StdioClientTransport({ command: "npx", args: ["-y", "some-server"], name: "fs" });
+ * t.onmessage = (m) => console.log(m);
+ * await t.start();
+ * await t.send({ jsonrpc: "2.0", id: 1, method: "ping" });
+ * await t.close();
+ * ```
+ *
+ * If `start()` rejects, `onclose` is not called for that failure; `close()` still resolves.
+ */
+export class StdioClientTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (reason?: Error) => void;
+
+  readonly stats: StdioClientStats = { messagesReceived: 0, junkLines: 0, tooLongLines: 0, stderrBytes: 0 };
+
+  private readonly options: StdioClientOptions;
+  private readonly label: string;
+  private readonly graceMs: number;
+  private readonly decoder: LineDecoder;
+  private readonly ring: ByteRing;
+  private readonly stderrLines: TextLineSplitter | undefined;
+
+  private child: ChildProcess | undefined;
+  private resolvedPath: string | undefined;
+  private started = false;
+  private closeRequested = false;
+  private startFailed = false;
+  /** Whether close() had been called when the child exited (then onclose gets no reason). */
+  private exitRequested = false;
+  private finished = false;
+  private closeCalled = false;
+  private closing: Promise<void> | undefined;
+  private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private stdinBroken = false;
+  private streamsTimer: ReturnType<typeof setTimeout> | undefined;
+  private drain: { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } | undefined;
+  private readonly exited: Deferred = deferred();
+  private readonly done: Deferred = deferred();
+
+  constructor(options: StdioClientOptions) {
+    this.options = options;
+    this.label = options.name ?? basename(options.command);
+    this.graceMs = options.shutdownGraceMs ?? DEFAULT_GRACE_MS;
+    this.decoder = new LineDecoder({ maxLineBytes: options.maxLineBytes });
+    this.ring = new ByteRing(options.stderrBufferBytes ?? DEFAULT_RING_BYTES);
+    this.stderrLines = options.onStderr ? new TextLineSplitter(options.onStderr, STDERR_LINE_CHARS) : undefined;
+  }
+
+  /** Process id of the child (also after it exited), once spawned. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Absolute path the command resolved to, once started. */
+  get resolvedCommand(): string | undefined {
+    return this.resolvedPath;
+  }
+
+  /** The last captured stderr output (at most the ring buffer size), as text. */
+  stderrTail(): string {
+    return this.ring.text();
+  }
+
+  start(): Promise<void> {
+    if (this.started) return Promise.reject(new Error(`server "${this.label}": start() called twice`));
+    this.started = true;
+    return this.spawnChild();
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin) {
+      if (this.closeRequested || this.finished) return Promise.reject(this.closedError());
+      return Promise.reject(new BridgeError("NOT_CONNECTED", `server "${this.label}": transport not started`));
+    }
+    if (this.closeRequested || this.finished || this.exitInfo || this.stdinBroken || !stdin.writable) {
+      return Promise.reject(this.closedError());
+    }
+    if (stdin.write(encodeLine(message))) return Promise.resolve();
+    return this.waitForDrain(stdin);
+  }
+
+  /**
+   * Ends the child's stdin, waits up to the grace period for it to exit, then SIGTERMs its
+   * process group, waits again, then SIGKILLs the group. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async spawnChild(): Promise<void> {
+    const { command } = this.options;
+    const cwd = this.options.cwd ?? process.cwd();
+    const env = buildChildEnv({ env: this.options.env, inheritEnv: this.options.inheritEnv });
+    let resolved: string;
+    try {
+      if (!(await isDirectory(cwd))) throw new Error(`working directory "${cwd}" does not exist`);
+      resolved = await resolveCommand(command, { cwd, env });
+    } catch (err) {
+      this.startFailed = true;
+      throw this.spawnFailed(err);
+    }
+    if (this.closeRequested) throw this.closedError();
+    this.resolvedPath = resolved;
+
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(resolved, this.options.args ?? [], {
+        cwd,
+        env,
+        stdio: ["pipe", "pipe", "pipe"],
+        shell: false,
+        detached: !IS_WINDOWS,
+        windowsHide: true,
+      });
+    } catch (err) {
+      // Some failures (bad arguments, EINVAL) are thrown rather than emitted.
+      this.startFailed = true;
+      throw this.spawnFailed(err);
+    }
+    this.child = child;
+    child.on("exit", (code, signal) => this.onExit(code, signal));
+    child.on("close", () => this.finish());
+    child.stdin.on("error", (err) => this.onStdinError(err));
+    child.stdout.on("data", (chunk: Uint8Array) => this.onStdout(chunk));
+    child.stdout.on("end", () => this.deliverAll(this.decoder.end()));
+    child.stdout.on("error", (err) => this.log(`stdout error: ${errorMessage(err)}`));
+    child.stderr.on("data", (chunk: Uint8Array) => this.onStderrChunk(chunk));
+    child.stderr.on("end", () => this.stderrLines?.end());
+    child.stderr.on("error", (err) => this.log(`stderr error: ${errorMessage(err)}`));
+
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => {
+        child.off("spawn", onSpawn);
+        this.startFailed = true;
+        this.finished = true;
+        child.stdin.destroy();
+        child.stdout.destroy();
+        child.stderr.destroy();
+        reject(this.spawnFailed(err));
+      };
+      const onSpawn = (): void => {
+        child.off("error", onError);
+        child.on("error", (err) => this.log(`child process error: ${errorMessage(err)}`));
+        resolve();
+      };
+      child.once("error", onError);
+      child.once("spawn", onSpawn);
+    });
+  }
+
+  private onStdout(chunk: Uint8Array): void {
+    this.deliverAll(this.decoder.push(chunk));
+  }
+
+  private deliverAll(lines: DecodedLine[]): void {
+    for (let i = 0; i < lines.length; i++) {
+      if (this.finished) return;
+      const line = lines[i]!;
+      if (line.ok) {
+        this.stats.messagesReceived++;
+        this.onmessage?.(line.value);
+      } else if (line.error.code === "LINE_TOO_LONG") {
+        this.stats.tooLongLines++;
+        this.onerror?.(line.error);
+      } else {
+        // A banner or a stray print() from the server: not a message we could answer.
+        this.stats.junkLines++;
+        this.log(`ignored stdout line (${line.error.code}): ${line.error.message}`);
+      }
+    }
+  }
+
+  private onStderrChunk(chunk: Uint8Array): void {
+    this.stats.stderrBytes += chunk.length;
+    this.ring.write(chunk);
+    this.stderrLines?.push(chunk);
+  }
+
+  private onStdinError(err: Error): void {
+    // EPIPE when the child is gone or closed its stdin; the exit path reports the end.
+    this.stdinBroken = true;
+    this.rejectDrain(this.closedError());
+    if ((err as NodeJS.ErrnoException).code !== "EPIPE") this.log(`stdin error: ${errorMessage(err)}`);
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exitInfo = { code, signal };
+    this.exitRequested = this.closeRequested;
+    this.exited.resolve();
+    // 'close' follows once stdout/stderr end; a grandchild that kept our pipes open would
+    // delay it forever, so stop waiting after the grace period.
+    this.streamsTimer = setTimeout(() => {
+      this.child?.stdout?.destroy();
+      this.child?.stderr?.destroy();
+      this.finish();
+    }, this.graceMs);
+  }
+
+  /** Runs once, after the child exited and its output was read. */
+  private finish(): void {
+    if (this.finished) return;
+    this.deliverAll(this.decoder.end());
+    this.stderrLines?.end();
+    this.finished = true;
+    clearTimeout(this.streamsTimer);
+    // Orphaned group members still holding the other end see EOF.
+    this.child?.stdin?.destroy();
+    this.rejectDrain(this.closedError());
+    const reason = this.exitRequested ? undefined : this.exitError();
+    if (reason) void this.reapGroup();
+    this.emitClose(reason);
+    this.done.resolve();
+  }
+
+  private emitClose(reason?: Error): void {
+    if (this.closeCalled) return;
+    this.closeCalled = true;
+    this.onclose?.(reason);
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closeRequested = true;
+    const child = this.child;
+    if (!child || this.startFailed) {
+      this.finished = true;
+      this.emitClose();
+      return;
+    }
+    if (this.exitInfo) {
+      // Exited on its own: its end is (being) reported; only leftovers of the group remain.
+      await this.done.promise;
+      await this.reapGroup();
+      return;
+    }
+    child.stdin?.end();
+    if (!(await within(this.exited.promise, this.graceMs))) {
+      this.signalGroup("SIGTERM");
+      if (!(await within(this.exited.promise, this.graceMs))) {
+        this.signalGroup("SIGKILL");
+        await within(this.exited.promise, this.graceMs);
+      }
+    }
+    await within(this.done.promise, this.graceMs + GROUP_POLL_MS);
+    this.finish();
+    await this.reapGroup();
+  }
+
+  /** After the leader exited: SIGTERM what is left of its group, then SIGKILL it. */
+  private async reapGroup(): Promise<void> {
+    const pid = this.child?.pid;
+    if (pid === undefined || IS_WINDOWS || !processGroupExists(pid)) return;
+    this.signalGroup("SIGTERM");
+    const deadline = Date.now() + this.graceMs;
+    while (processGroupExists(pid) && Date.now() < deadline) await sleep(GROUP_POLL_MS);
+    if (processGroupExists(pid)) this.signalGroup("SIGKILL");
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    const child = this.child;
+    if (child?.pid === undefined) return;
+    try {
+      if (IS_WINDOWS) child.kill(signal);
+      else process.kill(-child.pid, signal);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ESRCH") this.log(`${signal} to process group ${child.pid} failed: ${errorMessage(err)}`);
+    }
+  }
+
+  private waitForDrain(stdin: NodeJS.WritableStream): Promise<void> {
+    if (!this.drain) {
+      let resolve!: () => void;
+      let reject!: (e: Error) => void;
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      const entry = { promise, resolve, reject };
+      this.drain = entry;
+      stdin.once("drain", () => {
+        if (this.drain === entry) this.drain = undefined;
+        entry.resolve();
+      });
+    }
+    return this.drain.promise;
+  }
+
+  private rejectDrain(err: Error): void {
+    const entry = this.drain;
+    this.drain = undefined;
+    entry?.reject(err);
+  }
+
+  private exitError(): BridgeError {
+    const code = this.exitInfo?.code ?? null;
+    const signal = this.exitInfo?.signal ?? null;
+    const how = signal !== null ? `was killed by signal ${signal}` : `exited with code ${code}`;
+    const stderr = lastLines(this.ring.text(), REASON_STDERR_LINES, REASON_STDERR_CHARS);
+    const command = this.resolvedPath ?? this.options.command;
+    const message =
+      `server "${this.label}": process ${this.child?.pid} (${command}) ${how}` +
+      (stderr === "" ? "; it wrote nothing to stderr" : `; last stderr:\n${stderr}`);
+    return new BridgeError("PROCESS_EXITED", message, {
+      details: { code, signal, stderr, pid: this.child?.pid, command },
+    });
+  }
+
+  private closedError(): BridgeError {
+    return new BridgeError("CLOSED", `server "${this.label}": transport is closed`);
+  }
+
+  private spawnFailed(err: unknown): BridgeError {
+    const command = this.options.command;
+    const prefix = `server "${this.label}": spawn "${command}" failed`;
+    let message: string;
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    if (err instanceof CommandNotFoundError && err.code === "EACCES") {
+      message = `${prefix}: EACCES (${err.path ?? command} is not executable)`;
+    } else if (code === "ENOENT") {
+      message = `${prefix}: ENOENT (is it on PATH?)`;
+    } else {
+      message = `${prefix}: ${code ?? errorMessage(err)}`;
+    }
+    return new BridgeError("SPAWN_FAILED", message, { cause: err, details: { command, code } });
+  }
+
+  private log(message: string): void {
+    this.options.onLog?.(`server "${this.label}": ${message}`);
+  }
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  const promise = new Promise<void>((res) => {
+    resolve = res;
+  });
+  return { promise, resolve };
+}
+
+/** Resolves true if `promise` settles within `ms`, false otherwise. */
+async function within(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<boolean>((res) => {
+    timer = setTimeout(() => res(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((res) => setTimeout(res, ms));
+}
+
+async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,68 @@
+/** Shared pieces of the end-to-end tests: fixture command lines and process checks. */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { McpClient, type McpClientOptions } from "../../src/mcp/client.ts";
+import { StdioClientTransport, type StdioClientOptions } from "../../src/transport/stdio-client.ts";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const TSX = import.meta.resolve("tsx");
+
+/** Options that run a fixture server with the tsx loader. */
+export function fixture(file: string, args: string[] = [], extra: Partial<StdioClientOptions> = {}): StdioClientOptions {
+  return {
+    command: process.execPath,
+    args: ["--import", TSX, join(ROOT, "fixtures", "servers", file), ...args],
+    cwd: ROOT,
+    shutdownGraceMs: 500,
+    ...extra,
+  };
+}
+
+/**
+ * True while a process with this pid exists and is not a zombie. (In containers whose init
+ * never reaps orphans, a killed grandchild stays a zombie: dead, but still answering kill 0.)
+ */
+export function alive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return true;
+  }
+}
+
+/** Kills a pid if it is still there (test clean-up of last resort). */
+export function reap(pid: number | undefined): void {
+  if (pid !== undefined && alive(pid)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Spawns a fixture and connects a client to it; the caller closes the client. */
+export async function connectFixture(
+  file: string,
+  args: string[] = [],
+  clientOptions: McpClientOptions = {},
+  transportExtra: Partial<StdioClientOptions> = {},
+): Promise<{ client: McpClient; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport(fixture(file, args, transportExtra));
+  const client = new McpClient(clientOptions);
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    reap(transport.pid);
+    throw err;
+  }
+  return { client, transport };
+}

@@ -1,0 +1,327 @@
+/**
+ * What an {@link McpServer} offers (tools, resources, templates, prompts, completion) and the
+ * session-independent handling of the requests that use them. Sessions own the lifecycle;
+ * this module owns the answers.
+ */
+import { ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
+import type { JsonRpcId } from "../jsonrpc/message.ts";
+import { compileSchema, formatSchemaErrors } from "../schema/validate.ts";
+import type {
+  CallToolResult,
+  CompleteRequestParams,
+  CompleteResult,
+  GetPromptResult,
+  LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from "./types.ts";
+import { isCallToolResult } from "./types.ts";
+import { parseUriTemplate, type UriTemplate } from "./uri-template.ts";
+import type { ServerSession } from "./server-session.ts";
+
+/** What a handler can use while it serves one request. */
+export interface HandlerContext {
+  /** Aborted when the client cancels the request or the session closes. */
+  signal: AbortSignal;
+  session: ServerSession;
+  requestId: JsonRpcId;
+  progressToken?: string | number;
+  /** Sends `notifications/progress`; does nothing when the client asked for no progress. */
+  sendProgress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Sends `notifications/message` to this session, subject to its log level. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+}
+
+/** The context of a `tools/call` handler. */
+export type ToolContext = HandlerContext;
+
+/**
+ * Runs a tool. `args` has already been validated against the tool's `inputSchema`. A thrown
+ * error becomes an `isError` result, except an `RpcError` with code -32042 (URL elicitation
+ * required), which the spec sends as a JSON-RPC error.
+ */
+export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => CallToolResult | Promise<CallToolResult>;
+
+/** Reads a static resource. Throw `RpcError` to send a specific JSON-RPC error. */
+export type ResourceReader = (uri: string, ctx: HandlerContext) => ReadResourceResult | Promise<ReadResourceResult>;
+
+/** Reads a resource matched by a template; `vars` are the template's variables, decoded. */
+export type TemplateReader = (
+  uri: string,
+  vars: Record<string, string>,
+  ctx: HandlerContext,
+) => ReadResourceResult | Promise<ReadResourceResult>;
+
+/** Suggests values for one argument (a prompt argument or a template variable). */
+export type ArgumentCompleter = (
+  value: string,
+  context: { arguments: Record<string, string> },
+) => string[] | Promise<string[]>;
+
+/** Completers keyed by argument (or template variable) name. */
+export type ArgumentCompleters = Record<string, ArgumentCompleter>;
+
+/** Renders a prompt; `args` holds every required argument. */
+export type PromptGetter = (args: Record<string, string>, ctx: HandlerContext) => GetPromptResult | Promise<GetPromptResult>;
+
+/** Answers `completion/complete` for references no per-argument completer covers. */
+export type CompletionHandler = (params: CompleteRequestParams, ctx: HandlerContext) => CompleteResult | Promise<CompleteResult>;
+
+/** Returned by every registration; `remove()` unregisters (idempotent). */
+export interface Registration {
+  remove(): void;
+}
+
+/** The lists that have a `list_changed` notification. Templates count as resources. */
+export type ChangedList = "tools" | "resources" | "prompts";
+
+type Validator = ReturnType<typeof compileSchema>;
+
+interface ToolEntry { def: Tool; handler: ToolHandler; input: Validator; output: Validator | undefined }
+interface ResourceEntry { def: Resource; read: ResourceReader }
+interface TemplateEntry { def: ResourceTemplate; read: TemplateReader; parsed: UriTemplate; complete: ArgumentCompleters | undefined }
+interface PromptEntry { def: Prompt; get: PromptGetter; complete: ArgumentCompleters | undefined }
+
+/** At most this many completion values go in one answer (the spec's limit). */
+const MAX_COMPLETION_VALUES = 100;
+
+/** A paginated list request's target (also the member name of its result). */
+export type ListKind = "tools" | "resources" | "resourceTemplates" | "prompts";
+
+export class ServerRegistry {
+  private readonly tools = new Map<string, ToolEntry>();
+  private readonly resources = new Map<string, ResourceEntry>();
+  private readonly templates = new Map<string, TemplateEntry>();
+  private readonly prompts = new Map<string, PromptEntry>();
+  private completionHandler: CompletionHandler | undefined;
+
+  /** `changed` is called after every add or remove. */
+  constructor(private readonly changed: (list: ChangedList) => void) {}
+
+  addTool(def: Tool, handler: ToolHandler): Registration {
+    // Compiling first means a schema the validator refuses never gets listed.
+    const entry: ToolEntry = {
+      def,
+      handler,
+      input: compileSchema(def.inputSchema),
+      output: def.outputSchema === undefined ? undefined : compileSchema(def.outputSchema),
+    };
+    return this.add(this.tools, def.name, entry, "tools", "tool");
+  }
+
+  addResource(def: Resource, read: ResourceReader): Registration {
+    return this.add(this.resources, def.uri, { def, read }, "resources", "resource");
+  }
+
+  addTemplate(def: ResourceTemplate, read: TemplateReader, complete?: ArgumentCompleters): Registration {
+    const entry: TemplateEntry = { def, read, parsed: parseUriTemplate(def.uriTemplate), complete };
+    return this.add(this.templates, def.uriTemplate, entry, "resources", "resource template");
+  }
+
+  addPrompt(def: Prompt, get: PromptGetter, complete?: ArgumentCompleters): Registration {
+    return this.add(this.prompts, def.name, { def, get, complete }, "prompts", "prompt");
+  }
+
+  setCompletionHandler(handler: CompletionHandler | undefined): void {
+    this.completionHandler = handler;
+  }
+
+  /** Which feature lists have at least one entry (templates count as resources). */
+  has(list: ChangedList): boolean {
+    if (list === "tools") return this.tools.size > 0;
+    if (list === "prompts") return this.prompts.size > 0;
+    return this.resources.size > 0 || this.templates.size > 0;
+  }
+
+  /** True when `completion/complete` can be answered. */
+  get completes(): boolean {
+    if (this.completionHandler) return true;
+    for (const p of this.prompts.values()) if (p.complete) return true;
+    for (const t of this.templates.values()) if (t.complete) return true;
+    return false;
+  }
+
+  /** True when `uri` names a static resource or matches a template. */
+  knows(uri: string): boolean {
+    if (this.resources.has(uri)) return true;
+    for (const t of this.templates.values()) if (t.parsed.match(uri)) return true;
+    return false;
+  }
+
+  /** One page of a list, in registration order. Throws -32602 for a cursor we did not issue. */
+  page(kind: ListKind, cursor: unknown, pageSize: number): { items: unknown[]; nextCursor?: string } {
+    const all = this.defs(kind);
+    const start = cursor === undefined ? 0 : decodeCursor(kind, cursor);
+    const end = start + pageSize;
+    const items = all.slice(start, end);
+    return end < all.length ? { items, nextCursor: encodeCursor(kind, end) } : { items };
+  }
+
+  async callTool(params: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+    const name = params.name;
+    if (typeof name !== "string") throw new RpcError(ErrorCode.InvalidParams, "tools/call: name must be a string");
+    const entry = this.tools.get(name);
+    if (!entry) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
+    const args = params.arguments ?? {};
+    if (!isPlainObject(args)) return errorResult(`Invalid arguments for tool "${name}": arguments must be an object`);
+    const input = entry.input(args);
+    if (!input.valid) return errorResult(`Invalid arguments for tool "${name}": ${formatSchemaErrors(input.errors)}`);
+    let result: unknown;
+    try {
+      result = await entry.handler(args, ctx);
+    } catch (err) {
+      if (err instanceof RpcError && err.code === ErrorCode.UrlElicitationRequired) throw err;
+      return errorResult(`Tool "${name}" failed: ${errorMessage(err)}`);
+    }
+    if (!isCallToolResult(result)) {
+      return errorResult(`Tool "${name}" returned a malformed result (a server bug): it needs a content array`);
+    }
+    if (entry.output && result.isError !== true) {
+      if (result.structuredContent === undefined) {
+        return errorResult(`Tool "${name}" declares an outputSchema but returned no structuredContent (a server bug)`);
+      }
+      const output = entry.output(result.structuredContent);
+      if (!output.valid) {
+        return errorResult(
+          `Tool "${name}" returned structuredContent that does not match its outputSchema (a server bug): ${formatSchemaErrors(output.errors)}`,
+        );
+      }
+    }
+    return result;
+  }
+
+  async readResource(params: Record<string, unknown>, ctx: HandlerContext): Promise<ReadResourceResult> {
+    const uri = params.uri;
+    if (typeof uri !== "string") throw new RpcError(ErrorCode.InvalidParams, "resources/read: uri must be a string");
+    let result: ReadResourceResult | undefined;
+    const entry = this.resources.get(uri);
+    if (entry) result = await entry.read(uri, ctx);
+    else {
+      for (const t of this.templates.values()) {
+        const vars = t.parsed.match(uri);
+        if (vars) {
+          result = await t.read(uri, vars, ctx);
+          break;
+        }
+      }
+    }
+    if (result === undefined) throw new RpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+    if (!isPlainObject(result) || !Array.isArray(result.contents)) {
+      throw new RpcError(ErrorCode.InternalError, `reading ${uri} produced a malformed result (a server bug)`);
+    }
+    return result;
+  }
+
+  async getPrompt(params: Record<string, unknown>, ctx: HandlerContext): Promise<GetPromptResult> {
+    const name = params.name;
+    if (typeof name !== "string") throw new RpcError(ErrorCode.InvalidParams, "prompts/get: name must be a string");
+    const entry = this.prompts.get(name);
+    if (!entry) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(name)}`);
+    const args = stringRecord(params.arguments, `prompts/get "${name}": arguments`);
+    const missing = (entry.def.arguments ?? []).filter((a) => a.required && args[a.name] === undefined).map((a) => a.name);
+    if (missing.length > 0) {
+      throw new RpcError(ErrorCode.InvalidParams, `prompts/get "${name}": missing required argument(s): ${missing.join(", ")}`);
+    }
+    return entry.get(args, ctx);
+  }
+
+  async complete(params: Record<string, unknown>, ctx: HandlerContext): Promise<CompleteResult> {
+    if (!this.completes) throw new RpcError(ErrorCode.MethodNotFound, "completion/complete: this server offers no completions");
+    const ref = params.ref;
+    const arg = params.argument;
+    if (!isPlainObject(ref) || !isPlainObject(arg) || typeof arg.name !== "string" || typeof arg.value !== "string") {
+      throw new RpcError(ErrorCode.InvalidParams, "completion/complete: needs ref and argument {name, value}");
+    }
+    let completers: ArgumentCompleters | undefined;
+    let known: boolean;
+    if (ref.type === "ref/prompt" && typeof ref.name === "string") {
+      const p = this.prompts.get(ref.name);
+      known = p !== undefined;
+      completers = p?.complete;
+    } else if (ref.type === "ref/resource" && typeof ref.uri === "string") {
+      const t = this.templates.get(ref.uri);
+      known = t !== undefined || this.resources.has(ref.uri);
+      completers = t?.complete;
+    } else {
+      throw new RpcError(ErrorCode.InvalidParams, 'completion/complete: ref must be {type: "ref/prompt", name} or {type: "ref/resource", uri}');
+    }
+    const own = completers && Object.prototype.hasOwnProperty.call(completers, arg.name) ? completers[arg.name] : undefined;
+    if (own) {
+      const context = isPlainObject(params.context) ? params.context : {};
+      const others = stringRecord(context.arguments, "completion/complete: context.arguments");
+      return completionResult(await own(arg.value, { arguments: others }));
+    }
+    if (this.completionHandler) return this.completionHandler(params as CompleteRequestParams, ctx);
+    if (!known) throw new RpcError(ErrorCode.InvalidParams, `completion/complete: unknown reference ${JSON.stringify(ref)}`);
+    return { completion: { values: [] } };
+  }
+
+  private defs(kind: ListKind): unknown[] {
+    const entries: Iterable<{ def: unknown }> =
+      kind === "tools" ? this.tools.values()
+      : kind === "resources" ? this.resources.values()
+      : kind === "resourceTemplates" ? this.templates.values()
+      : this.prompts.values();
+    return Array.from(entries, (e) => e.def);
+  }
+
+  private add<E>(map: Map<string, E>, key: string, entry: E, list: ChangedList, what: string): Registration {
+    if (map.has(key)) throw new Error(`${what} ${JSON.stringify(key)} is already registered (remove it first)`);
+    map.set(key, entry);
+    this.changed(list);
+    return {
+      remove: () => {
+        // Only this registration: a later one under the same key stays.
+        if (map.get(key) !== entry) return;
+        map.delete(key);
+        this.changed(list);
+      },
+    };
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function stringRecord(v: unknown, what: string): Record<string, string> {
+  if (v === undefined) return {};
+  if (!isPlainObject(v) || Object.values(v).some((x) => typeof x !== "string")) {
+    throw new RpcError(ErrorCode.InvalidParams, `${what} must be an object of strings`);
+  }
+  return v as Record<string, string>;
+}
+
+function completionResult(values: string[]): CompleteResult {
+  if (values.length <= MAX_COMPLETION_VALUES) return { completion: { values, total: values.length, hasMore: false } };
+  return { completion: { values: values.slice(0, MAX_COMPLETION_VALUES), total: values.length, hasMore: true } };
+}
+
+// Cursors name their list so a tools cursor is refused by prompts/list. A cursor stays usable
+// after the list changes (the offset is clamped): the client was sent list_changed and will
+// list again, and failing the walk half-way would help nobody.
+function encodeCursor(kind: ListKind, offset: number): string {
+  return btoa(`${kind}:${offset}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function decodeCursor(kind: ListKind, cursor: unknown): number {
+  const invalid = () => new RpcError(ErrorCode.InvalidParams, "Invalid cursor");
+  if (typeof cursor !== "string" || cursor.length > 64 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
+  let text: string;
+  try {
+    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    throw invalid();
+  }
+  const colon = text.indexOf(":");
+  const offset = text.slice(colon + 1);
+  if (text.slice(0, colon) !== kind || !/^[1-9][0-9]{0,8}$/.test(offset)) throw invalid();
+  return Number(offset);
+}

@@ -1,0 +1,303 @@
+/**
+ * One client connection of an {@link McpServer}: the handshake, the gate before it, the
+ * per-session state (log level, subscriptions, what the client declared) and the requests a
+ * server sends to its client (sampling, elicitation, roots).
+ */
+import { BridgeError, ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import { JsonRpcPeer, type PeerOptions, type RequestContext, type RequestOptions } from "../jsonrpc/peer.ts";
+import type { Transport } from "../transport/transport.ts";
+import {
+  LOGGING_LEVELS,
+  type ClientCapabilities,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type Implementation,
+  type InitializeResult,
+  type ListRootsResult,
+  type LoggingLevel,
+  type ServerCapabilities,
+} from "./types.ts";
+import { allowsBatches, negotiateVersion } from "./versions.ts";
+import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
+
+/** What a session reads from the server that created it. */
+export interface SessionCore {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  readonly pageSize: number;
+  readonly supportedVersions: readonly string[];
+  readonly defaultLogLevel: LoggingLevel;
+  readonly registry: ServerRegistry;
+  /** The capabilities to declare to a client initializing now. */
+  capabilities(): ServerCapabilities;
+  /** The session ended; forget it. */
+  detach(session: ServerSession): void;
+}
+
+/** Subscriptions one session may hold, so a client cannot grow server memory without bound. */
+const MAX_SUBSCRIPTIONS = 10_000;
+
+const LIST_METHODS: ReadonlyArray<[string, ListKind]> = [
+  ["tools/list", "tools"],
+  ["resources/list", "resources"],
+  ["resources/templates/list", "resourceTemplates"],
+  ["prompts/list", "prompts"],
+];
+
+export class ServerSession {
+  readonly peer: JsonRpcPeer;
+  /** Called once when the session ends, whoever ended it. */
+  onclose?: (reason?: Error) => void;
+  /** Called when the client sends `notifications/initialized`. */
+  oninitialized?: () => void;
+  /** Called on `notifications/roots/list_changed`; call {@link listRoots} to read them. */
+  onRootsChanged?: () => void;
+
+  private version: string | undefined;
+  private client: Implementation | undefined;
+  private clientCaps: ClientCapabilities | undefined;
+  private declared: ServerCapabilities | undefined;
+  private initializedSeen = false;
+  private logLevel: LoggingLevel;
+  private readonly subscriptions = new Set<string>();
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly core: SessionCore,
+    peerOptions: PeerOptions = {},
+  ) {
+    this.logLevel = core.defaultLogLevel;
+    this.peer = new JsonRpcPeer(transport, { ...peerOptions, batchesAllowed: () => allowsBatches(this.version) });
+    this.peer.onclose = (reason) => {
+      this.subscriptions.clear();
+      core.detach(this);
+      this.onclose?.(reason);
+    };
+    this.wire();
+  }
+
+  /** The negotiated version; `undefined` until `initialize` was answered. */
+  get protocolVersion(): string | undefined {
+    return this.version;
+  }
+
+  /** `clientInfo` from `initialize`. */
+  get clientInfo(): Implementation | undefined {
+    return this.client;
+  }
+
+  /** `capabilities` the client declared in `initialize`. */
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return this.clientCaps;
+  }
+
+  /** The capabilities this session was told at `initialize`. */
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.declared;
+  }
+
+  /** True once the client sent `notifications/initialized`. */
+  get initialized(): boolean {
+    return this.initializedSeen;
+  }
+
+  /** The threshold set by `logging/setLevel` (or the server's default). */
+  get loggingLevel(): LoggingLevel {
+    return this.logLevel;
+  }
+
+  /** URIs the client subscribed to with `resources/subscribe`. */
+  get subscribedUris(): ReadonlySet<string> {
+    return this.subscriptions;
+  }
+
+  /** Starts the transport. Called by `McpServer.connect`. */
+  start(): Promise<void> {
+    return this.peer.start();
+  }
+
+  /**
+   * Sends `notifications/message` when `level` is at or above the session's threshold and the
+   * handshake has happened. Best-effort: a closed connection is not an error here.
+   */
+  async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (this.version === undefined || this.peer.closed) return;
+    if (LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(this.logLevel)) return;
+    const params = logger === undefined ? { level, data } : { level, logger, data };
+    await this.peer.notify("notifications/message", params).catch(() => undefined);
+  }
+
+  /** `sampling/createMessage`. Rejects with RpcError -32601 if the client did not declare `sampling`. */
+  async createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult> {
+    this.requireClient("sampling", "sampling/createMessage");
+    const r = await this.peer.request<CreateMessageResult>("sampling/createMessage", params, options);
+    return checked(r, "sampling/createMessage", (v) => typeof v.model === "string" && typeof v.content === "object");
+  }
+
+  /**
+   * `elicitation/create`. Rejects with RpcError -32601 unless the client declared the mode
+   * asked for (`elicitation: {}` means form only).
+   */
+  async elicit(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult> {
+    const e = this.requireClient("elicitation", "elicitation/create") as { form?: unknown; url?: unknown };
+    const mode = params.mode ?? "form";
+    const declared = mode === "url" ? e.url !== undefined : e.form !== undefined || e.url === undefined;
+    if (!declared) {
+      throw new RpcError(ErrorCode.MethodNotFound, `elicitation/create: the client did not declare ${mode} elicitation`);
+    }
+    const r = await this.peer.request<ElicitResult>("elicitation/create", params, options);
+    return checked(r, "elicitation/create", (v) => ["accept", "decline", "cancel"].includes(v.action as string));
+  }
+
+  /** `roots/list`. Rejects with RpcError -32601 if the client did not declare `roots`. */
+  async listRoots(options?: RequestOptions): Promise<ListRootsResult> {
+    this.requireClient("roots", "roots/list");
+    const r = await this.peer.request<ListRootsResult>("roots/list", {}, options);
+    return checked(r, "roots/list", (v) => Array.isArray(v.roots));
+  }
+
+  /** Sends `notifications/resources/updated` if this session subscribed to exactly `uri`. */
+  async notifyResourceUpdated(uri: string): Promise<void> {
+    if (!this.subscriptions.has(uri) || this.peer.closed) return;
+    await this.peer.notify("notifications/resources/updated", { uri }).catch(() => undefined);
+  }
+
+  /**
+   * Sends `notifications/<list>/list_changed` if the session was told `listChanged` for that
+   * list at `initialize`. Called by the server after registrations change.
+   */
+  async sendListChanged(list: ChangedList): Promise<void> {
+    const cap = this.declared?.[list] as { listChanged?: boolean } | undefined;
+    if (!cap?.listChanged || this.peer.closed) return;
+    await this.peer.notify(`notifications/${list}/list_changed`).catch(() => undefined);
+  }
+
+  /** Closes the connection; running handlers see their signal abort. */
+  close(): Promise<void> {
+    return this.peer.close();
+  }
+
+  private requireClient(capability: string, method: string): object {
+    if (this.version === undefined) throw new BridgeError("NOT_CONNECTED", `${method}: the session is not initialized yet`);
+    const cap = this.clientCaps?.[capability];
+    if (typeof cap !== "object" || cap === null) {
+      throw new RpcError(ErrorCode.MethodNotFound, `${method}: the client did not declare the "${capability}" capability`);
+    }
+    return cap;
+  }
+
+  private wire(): void {
+    const peer = this.peer;
+    peer.setRequestHandler("initialize", (params) => this.initialize(params));
+    peer.setRequestHandler("ping", () => ({}));
+    for (const [method, kind] of LIST_METHODS) {
+      this.gate(method, (p) => {
+        const page = this.core.registry.page(kind, p.cursor, this.core.pageSize);
+        return page.nextCursor === undefined ? { [kind]: page.items } : { [kind]: page.items, nextCursor: page.nextCursor };
+      });
+    }
+    const reg = this.core.registry;
+    this.gate("tools/call", (p, ctx) => reg.callTool(p, this.context(ctx)));
+    this.gate("resources/read", (p, ctx) => reg.readResource(p, this.context(ctx)));
+    this.gate("prompts/get", (p, ctx) => reg.getPrompt(p, this.context(ctx)));
+    this.gate("completion/complete", (p, ctx) => reg.complete(p, this.context(ctx)));
+    this.gate("resources/subscribe", (p) => this.subscribe(p.uri));
+    this.gate("resources/unsubscribe", (p) => {
+      if (typeof p.uri !== "string") throw new RpcError(ErrorCode.InvalidParams, "resources/unsubscribe: uri must be a string");
+      this.subscriptions.delete(p.uri);
+      return {};
+    });
+    this.gate("logging/setLevel", (p) => {
+      const level = p.level;
+      if (!(LOGGING_LEVELS as readonly unknown[]).includes(level)) {
+        throw new RpcError(ErrorCode.InvalidParams, `logging/setLevel: level must be one of ${LOGGING_LEVELS.join(", ")}`);
+      }
+      this.logLevel = level as LoggingLevel;
+      return {};
+    });
+    peer.setNotificationHandler("notifications/initialized", () => {
+      if (this.version === undefined || this.initializedSeen) return;
+      this.initializedSeen = true;
+      this.oninitialized?.();
+    });
+    peer.setNotificationHandler("notifications/roots/list_changed", () => {
+      if (this.version !== undefined) this.onRootsChanged?.();
+    });
+  }
+
+  /**
+   * Registers a handler that runs only after `initialize` was answered. Requests arriving
+   * between that answer and `notifications/initialized` are served: over HTTP they can race.
+   */
+  private gate(method: string, handler: (params: Record<string, unknown>, ctx: RequestContext) => unknown): void {
+    this.peer.setRequestHandler(method, (params, ctx) => {
+      if (this.version === undefined) {
+        throw new RpcError(ErrorCode.InvalidRequest, `server not initialized: send "initialize" before "${method}"`);
+      }
+      return handler(paramsObject(params, method), ctx);
+    });
+  }
+
+  private initialize(params: unknown): InitializeResult {
+    if (this.version !== undefined) {
+      throw new RpcError(ErrorCode.InvalidRequest, "initialize: this session is already initialized");
+    }
+    const p = paramsObject(params, "initialize");
+    if (typeof p.protocolVersion !== "string") {
+      throw new RpcError(ErrorCode.InvalidParams, "initialize: protocolVersion must be a string");
+    }
+    for (const key of ["capabilities", "clientInfo"] as const) {
+      if (p[key] !== undefined && !isPlainObject(p[key])) {
+        throw new RpcError(ErrorCode.InvalidParams, `initialize: ${key} must be an object`);
+      }
+    }
+    const version = negotiateVersion(p.protocolVersion, this.core.supportedVersions);
+    this.version = version;
+    this.clientCaps = (p.capabilities ?? {}) as ClientCapabilities;
+    this.client = p.clientInfo as Implementation | undefined;
+    this.declared = this.core.capabilities();
+    this.transport.setProtocolVersion?.(version);
+    const result: InitializeResult = { protocolVersion: version, capabilities: this.declared, serverInfo: this.core.info };
+    if (this.core.instructions !== undefined) result.instructions = this.core.instructions;
+    return result;
+  }
+
+  private subscribe(uri: unknown): object {
+    if (typeof uri !== "string") throw new RpcError(ErrorCode.InvalidParams, "resources/subscribe: uri must be a string");
+    if (!this.core.registry.knows(uri)) throw new RpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+    if (!this.subscriptions.has(uri) && this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      throw new RpcError(ErrorCode.InvalidParams, `resources/subscribe: at most ${MAX_SUBSCRIPTIONS} subscriptions per session`);
+    }
+    this.subscriptions.add(uri);
+    return {};
+  }
+
+  private context(ctx: RequestContext): HandlerContext {
+    return {
+      signal: ctx.signal,
+      session: this,
+      requestId: ctx.id,
+      progressToken: ctx.progressToken,
+      sendProgress: (progress, total, message) => ctx.sendProgress(progress, total, message),
+      log: (level, data, logger) => this.log(level, data, logger),
+    };
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function paramsObject(params: unknown, method: string): Record<string, unknown> {
+  if (params === undefined) return {};
+  if (!isPlainObject(params)) throw new RpcError(ErrorCode.InvalidParams, `${method}: params must be an object`);
+  return params;
+}
+
+/** Refuses a client answer that lacks what callers will read from it. */
+function checked<T>(value: T, method: string, ok: (v: Record<string, unknown>) => boolean): T {
+  if (isPlainObject(value) && ok(value)) return value;
+  throw new BridgeError("INVALID_RESULT", `${method}: the client sent a malformed result`, { details: { method } });
+}

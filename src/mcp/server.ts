@@ -1,0 +1,203 @@
+/**
+ * McpServer: the server side of MCP, independent of the transport. One server holds the
+ * registrations (tools, resources, templates, prompts, completion); every connection gets its
+ * own {@link ServerSession} over a transport (stdio, HTTP, in-memory).
+ *
+ * ```ts
+ * const server = new McpServer({ name: "demo", version: "1.0.0" });
+ * server.tool(
+ *   { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+ *   (args) => ({ content: [{ type: "text", text: String(args.text) }] }),
+ * );
+ * await server.connect(new StdioServerTransport());
+ * ```
+ */
+import { BridgeError } from "../jsonrpc/errors.ts";
+import type { PeerOptions } from "../jsonrpc/peer.ts";
+import type { Transport } from "../transport/transport.ts";
+import {
+  ServerRegistry,
+  type ArgumentCompleters,
+  type ChangedList,
+  type CompletionHandler,
+  type PromptGetter,
+  type Registration,
+  type ResourceReader,
+  type TemplateReader,
+  type ToolHandler,
+} from "./server-registry.ts";
+import { ServerSession, type SessionCore } from "./server-session.ts";
+import type { Implementation, LoggingLevel, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "./types.ts";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "./versions.ts";
+
+export { ServerSession } from "./server-session.ts";
+export type {
+  ArgumentCompleter,
+  ArgumentCompleters,
+  ChangedList,
+  CompletionHandler,
+  HandlerContext,
+  PromptGetter,
+  Registration,
+  ResourceReader,
+  TemplateReader,
+  ToolContext,
+  ToolHandler,
+} from "./server-registry.ts";
+
+export interface McpServerOptions {
+  /** Sent in the `initialize` result as a hint for the model. */
+  instructions?: string;
+  /** Items per page of every list. Default 100. */
+  pageSize?: number;
+  /** Versions this server speaks. Default: every version this library speaks. */
+  supportedVersions?: readonly string[];
+  /** Passed to each session's JsonRpcPeer (timeouts, limits). `batchesAllowed` is ignored. */
+  peerOptions?: PeerOptions;
+  /**
+   * Added to (and overriding) the capabilities derived from the registrations, e.g.
+   * `{ tools: { listChanged: true } }` for a server that starts with no tools but adds some
+   * later, or `experimental`.
+   */
+  capabilities?: Partial<ServerCapabilities>;
+  /**
+   * Log threshold of a session until the client sends `logging/setLevel`. Default `"info"`:
+   * debug chatter stays off the wire unless the client asks for it.
+   */
+  logLevel?: LoggingLevel;
+}
+
+export class McpServer {
+  readonly info: Implementation;
+  private readonly options: McpServerOptions;
+  private readonly registry: ServerRegistry;
+  private readonly live = new Set<ServerSession>();
+  private readonly core: SessionCore;
+  private readonly changedLists = new Set<ChangedList>();
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+
+  constructor(info: Implementation, options: McpServerOptions = {}) {
+    const pageSize = options.pageSize ?? 100;
+    if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError(`McpServer: pageSize must be a positive integer, got ${pageSize}`);
+    const supportedVersions = options.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
+    if (supportedVersions.length === 0) throw new RangeError("McpServer: supportedVersions must not be empty");
+    this.info = info;
+    this.options = options;
+    this.registry = new ServerRegistry((list) => this.listChanged(list));
+    const registry = this.registry;
+    this.core = {
+      info,
+      instructions: options.instructions,
+      pageSize,
+      supportedVersions,
+      defaultLogLevel: options.logLevel ?? "info",
+      registry,
+      capabilities: () => this.capabilities(),
+      detach: (s) => this.live.delete(s),
+    };
+  }
+
+  /** Sessions currently connected. */
+  get sessions(): ReadonlySet<ServerSession> {
+    return this.live;
+  }
+
+  /**
+   * Registers a tool. `def` is listed exactly as given (same object, schemas untouched); its
+   * `inputSchema` (and `outputSchema`) are compiled now, so arguments are validated before
+   * `handler` runs. Throws if the name is taken.
+   */
+  tool(def: Tool, handler: ToolHandler): Registration {
+    return this.registry.addTool(def, handler);
+  }
+
+  /** Registers a static resource, read by exact URI. Throws if the URI is taken. */
+  resource(def: Resource, read: ResourceReader): Registration {
+    return this.registry.addResource(def, read);
+  }
+
+  /**
+   * Registers a resource template (`{name}` and `{+name}` expressions). URIs no static
+   * resource claims are matched against templates in registration order. `complete` offers
+   * values for the template's variables through `completion/complete`.
+   */
+  resourceTemplate(def: ResourceTemplate, read: TemplateReader, complete?: ArgumentCompleters): Registration {
+    return this.registry.addTemplate(def, read, complete);
+  }
+
+  /**
+   * Registers a prompt. Required arguments are checked before `get` runs. `complete` offers
+   * values for its arguments through `completion/complete`.
+   */
+  prompt(def: Prompt, get: PromptGetter, complete?: ArgumentCompleters): Registration {
+    return this.registry.addPrompt(def, get, complete);
+  }
+
+  /**
+   * Sets the `completion/complete` handler for references that no per-argument completer
+   * covers (`undefined` removes it). Sessions initialized later declare `completions`.
+   */
+  completion(handler: CompletionHandler | undefined): void {
+    this.registry.setCompletionHandler(handler);
+  }
+
+  /** Sends `notifications/resources/updated` to every session subscribed to `uri`. */
+  async notifyResourceUpdated(uri: string): Promise<void> {
+    await Promise.all([...this.live].map((s) => s.notifyResourceUpdated(uri)));
+  }
+
+  /**
+   * Serves one connection. Resolves once the transport has started; the client then sends
+   * `initialize`. Rejects with `BridgeError CLOSED` after {@link close}.
+   */
+  async connect(transport: Transport): Promise<ServerSession> {
+    if (this.closed) throw new BridgeError("CLOSED", "McpServer is closed");
+    const session = new ServerSession(transport, this.core, this.options.peerOptions);
+    this.live.add(session);
+    try {
+      await session.start();
+    } catch (err) {
+      this.live.delete(session);
+      await session.close();
+      throw err;
+    }
+    return session;
+  }
+
+  /** Closes every session and refuses new connections. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    await Promise.all([...this.live].map((s) => s.close()));
+  }
+
+  /** What a client initializing now is told. */
+  private capabilities(): ServerCapabilities {
+    const caps: ServerCapabilities = { logging: {} };
+    if (this.registry.completes) caps.completions = {};
+    if (this.registry.has("prompts")) caps.prompts = { listChanged: true };
+    if (this.registry.has("resources")) caps.resources = { subscribe: true, listChanged: true };
+    if (this.registry.has("tools")) caps.tools = { listChanged: true };
+    return { ...caps, ...this.options.capabilities };
+  }
+
+  /**
+   * Coalesces changes: however many registrations change in one turn of the event loop,
+   * each session gets at most one notification per list, after the current turn (so after
+   * an `initialize` answer already on its way).
+   */
+  private listChanged(list: ChangedList): void {
+    if (this.closed || this.live.size === 0) return;
+    this.changedLists.add(list);
+    if (this.flushTimer !== undefined) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      const lists = [...this.changedLists];
+      this.changedLists.clear();
+      // Sessions not yet initialized skip it: they were told no capabilities yet.
+      for (const s of this.live) for (const l of lists) void s.sendListChanged(l);
+    }, 0);
+  }
+}

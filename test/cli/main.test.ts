@@ -1,0 +1,106 @@
+/** The CLI: run in-process with captured output, and once as a real process. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { main } from "../../src/cli/main.ts";
+import { parseArgs, UsageError } from "../../src/cli/args.ts";
+import { table } from "../../src/cli/format.ts";
+import { ROOT, alive, fixture } from "../e2e/helpers.ts";
+
+async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, (t) => out.push(t), (t) => err.push(t));
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+const echoCommand = (() => {
+  const f = fixture("echo.ts");
+  return [f.command, ...(f.args ?? [])];
+})();
+
+test("parseArgs splits flags, positionals and the server command; unknown flags are errors", () => {
+  const a = parseArgs(["call", "--json", "echo", "{}", "--env", "A=1", "--env=B=2", "--", "node", "--json", "x"], {
+    valued: ["env"],
+    boolean: ["json"],
+  });
+  assert.deepEqual(a.positionals, ["call", "echo", "{}"]);
+  assert.deepEqual(a.flags.get("env"), ["A=1", "B=2"]);
+  assert.deepEqual(a.command, ["node", "--json", "x"]);
+  assert.throws(() => parseArgs(["--nope"], { valued: [], boolean: [] }), UsageError);
+  assert.throws(() => parseArgs(["--env"], { valued: ["env"], boolean: [] }), /needs a value/);
+});
+
+test("table pads columns to the widest cell", () => {
+  assert.equal(table(["a", "bb"], [["xxx", "y"]]), "a    bb\n---  --\nxxx  y");
+});
+
+test("inspect --json prints server info, tools, resources and prompts", async () => {
+  const r = await run(["inspect", "--json", "--", ...echoCommand]);
+  assert.equal(r.code, 0, r.err);
+  const info = JSON.parse(r.out) as { serverInfo: { name: string }; protocolVersion: string; tools: Array<{ name: string }>; resources: unknown[]; prompts: unknown[] };
+  assert.equal(info.serverInfo.name, "echo");
+  assert.equal(info.protocolVersion, "2025-11-25");
+  assert.ok(info.tools.some((t) => t.name === "echo"));
+  assert.ok(info.resources.length > 0);
+  assert.ok(info.prompts.length > 0);
+});
+
+test("inspect prints a readable summary", async () => {
+  const r = await run(["inspect", "--", ...echoCommand]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /server\s+echo 1\.0\.0/);
+  assert.match(r.out, /tools \(\d+\)/);
+  assert.match(r.out, /echo:\/\/items\/\{id\}/);
+});
+
+test("call runs one tool; an error result exits 1; bad JSON arguments exit 2", async () => {
+  const ok = await run(["call", "add", '{"a":2,"b":3}', "--", ...echoCommand]);
+  assert.equal(ok.code, 0, ok.err);
+  assert.match(ok.out, /^5$/m);
+  const failed = await run(["call", "fail", "{}", "--", ...echoCommand]);
+  assert.equal(failed.code, 1);
+  assert.match(failed.out, /always fails/);
+  const bad = await run(["call", "add", "{nope", "--", ...echoCommand]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /not valid JSON/);
+});
+
+test("a server that cannot start or answer gives a clear error and exit 1", async () => {
+  const missing = await run(["inspect", "--", "mcp-bridge-test-no-such-command"]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /spawn "mcp-bridge-test-no-such-command" failed: ENOENT/);
+  const dies = await run(["inspect", "--", process.execPath, "-e", "console.error('bad config'); process.exit(4)"]);
+  assert.equal(dies.code, 1);
+  assert.match(dies.err, /exited with code 4/);
+  assert.match(dies.err, /bad config/);
+  const never = fixture("faulty.ts", ["--never-reply"]);
+  const silent = await run(["inspect", "--timeout", "300", "--", never.command, ...never.args!]);
+  assert.equal(silent.code, 1);
+  assert.match(silent.err, /TIMEOUT/);
+});
+
+test("usage errors exit 2 with the usage text", async () => {
+  const r = await run(["frobnicate"]);
+  assert.equal(r.code, 2);
+  assert.match(r.err, /unknown command "frobnicate"/);
+  const none = await run(["inspect"]);
+  assert.equal(none.code, 2);
+  assert.match(none.err, /no server command/);
+});
+
+test("demo runs as a real process, prints servers and tools, and exits 0", () => {
+  const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "demo"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /echo\s+stdio\s+ready\s+2025-11-25/);
+  assert.match(r.stdout, /broken\s+stdio\s+failed/);
+  assert.match(r.stdout, /-> hello from mcp-bridge/);
+  const pids = /pids ([\d, ]+)\)/.exec(r.stdout)![1]!.split(", ").map(Number);
+  assert.equal(pids.length, 2);
+  for (const pid of pids) assert.equal(alive(pid), false, `demo server ${pid} must be gone`);
+});

@@ -14,17 +14,21 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** `params._meta.progressToken`, when the requester asked for progress. */
   readonly progressToken: string | number | undefined;
-  /** Sends a notification to the requester (logging, progress, ...). */
+  /** Sends a notification to the requester (logging, progress, ...), tied to this request. */
   notify(method: string, params?: JsonRpcParams): Promise<void>;
-  /** Sends a request back to the requester (sampling, elicitation, roots, ...). */
+  /** Sends a request back to the requester (sampling, elicitation, roots, ...), tied to this request. */
   request<T = unknown>(method: string, params?: JsonRpcParams, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<T>;
   /** Reports progress; does nothing when the requester gave no progress token. */
   sendProgress(progress: number, total?: number, message?: string): Promise<void>;
 }
 
 interface Wiring {
-  notify(method: string, params?: JsonRpcParams): Promise<void>;
-  request<T>(method: string, params?: JsonRpcParams, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<T>;
+  notify(method: string, params: JsonRpcParams | undefined, options: { relatedRequestId: JsonRpcId }): Promise<void>;
+  request<T>(
+    method: string,
+    params: JsonRpcParams | undefined,
+    options: { signal?: AbortSignal; timeoutMs?: number; relatedRequestId: JsonRpcId },
+  ): Promise<T>;
   progressMethod: string | null;
 }
 
@@ -86,14 +90,14 @@ export class InboundRequests {
       method: req.method,
       signal,
       progressToken,
-      notify: (method, p) => w.notify(method, p),
-      request: (method, p, o) => w.request(method, p, o),
+      notify: (method, p) => w.notify(method, p, { relatedRequestId: req.id }),
+      request: (method, p, o) => w.request(method, p, { ...o, relatedRequestId: req.id }),
       sendProgress: async (progress, total, message) => {
         if (progressToken === undefined || w.progressMethod === null || signal.aborted) return;
         const body: Record<string, unknown> = { progressToken, progress };
         if (total !== undefined) body.total = total;
         if (message !== undefined) body.message = message;
-        await w.notify(w.progressMethod, body);
+        await w.notify(w.progressMethod, body, { relatedRequestId: req.id });
       },
     };
   }

@@ -60,6 +60,14 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** Overrides the hard total cap, ms. */
   maxTotalTimeoutMs?: number;
+  /** The incoming request this one is sent on behalf of (see `TransportSendOptions`). */
+  relatedRequestId?: JsonRpcId;
+}
+
+/** Options of {@link JsonRpcPeer.notify}. */
+export interface NotifyOptions {
+  /** The incoming request this notification belongs to (see `TransportSendOptions`). */
+  relatedRequestId?: JsonRpcId;
 }
 
 export type RequestHandler = (params: unknown, ctx: RequestContext) => unknown;
@@ -145,7 +153,7 @@ export class JsonRpcPeer {
       progressMethod: options.progressMethod === undefined ? "notifications/progress" : options.progressMethod,
     };
     this.inbound = new InboundRequests({
-      notify: (method, params) => this.notify(method, params),
+      notify: (method, params, o) => this.notify(method, params, o),
       request: (method, params, o) => this.request(method, params, o),
       progressMethod: this.opts.progressMethod,
     });
@@ -227,7 +235,7 @@ export class JsonRpcPeer {
         p.onAbort = () => this.abandon(p, cancelledError(method, p.signal!), "cancelled by the caller");
         p.signal.addEventListener("abort", p.onAbort, { once: true });
       }
-      this.write(message).catch((err: unknown) => {
+      this.write(message, options.relatedRequestId).catch((err: unknown) => {
         if (this.pending.get(id) === p) {
           this.settle(p);
           reject(err instanceof Error ? err : new BridgeError("CLOSED", errorMessage(err)));
@@ -237,12 +245,12 @@ export class JsonRpcPeer {
   }
 
   /** Sends a notification (no id, no response). */
-  notify(method: string, params?: JsonRpcParams): Promise<void> {
+  notify(method: string, params?: JsonRpcParams, options: NotifyOptions = {}): Promise<void> {
     if (this.closedReason) return Promise.reject(this.closedError());
     const message: JsonRpcNotification = params === undefined
       ? { jsonrpc: "2.0", method }
       : { jsonrpc: "2.0", method, params };
-    return this.write(message);
+    return this.write(message, options.relatedRequestId);
   }
 
   /**
@@ -257,8 +265,10 @@ export class JsonRpcPeer {
     return this.closing;
   }
 
-  private write(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    return this.transport.send(message);
+  private write(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: JsonRpcId): Promise<void> {
+    return relatedRequestId === undefined
+      ? this.transport.send(message)
+      : this.transport.send(message, { relatedRequestId });
   }
 
   private arm(p: Pending, ms: number): void {

@@ -4,7 +4,7 @@
  * server sends to its client (sampling, elicitation, roots).
  */
 import { BridgeError, ErrorCode, RpcError } from "../jsonrpc/errors.ts";
-import { JsonRpcPeer, type PeerOptions, type RequestContext, type RequestOptions } from "../jsonrpc/peer.ts";
+import { JsonRpcPeer, type NotifyOptions, type PeerOptions, type RequestContext, type RequestOptions } from "../jsonrpc/peer.ts";
 import type { Transport } from "../transport/transport.ts";
 import {
   LOGGING_LEVELS,
@@ -122,11 +122,11 @@ export class ServerSession {
    * Sends `notifications/message` when `level` is at or above the session's threshold and the
    * handshake has happened. Best-effort: a closed connection is not an error here.
    */
-  async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+  async log(level: LoggingLevel, data: unknown, logger?: string, options: NotifyOptions = {}): Promise<void> {
     if (this.version === undefined || this.peer.closed) return;
     if (LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(this.logLevel)) return;
     const params = logger === undefined ? { level, data } : { level, logger, data };
-    await this.peer.notify("notifications/message", params).catch(() => undefined);
+    await this.peer.notify("notifications/message", params, options).catch(() => undefined);
   }
 
   /** `sampling/createMessage`. Rejects with RpcError -32601 if the client did not declare `sampling`. */
@@ -281,7 +281,7 @@ export class ServerSession {
       requestId: ctx.id,
       progressToken: ctx.progressToken,
       sendProgress: (progress, total, message) => ctx.sendProgress(progress, total, message),
-      log: (level, data, logger) => this.log(level, data, logger),
+      log: (level, data, logger) => this.log(level, data, logger, { relatedRequestId: ctx.id }),
     };
   }
 }

@@ -2,7 +2,17 @@
  * The transport contract. Every adapter (stdio, HTTP, SSE, TCP, in-memory) implements it, and
  * the JSON-RPC peer is its only consumer.
  */
-import type { JsonRpcMessage } from "../jsonrpc/message.ts";
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/message.ts";
+
+/** Routing hints for {@link Transport.send}. */
+export interface TransportSendOptions {
+  /**
+   * The incoming request this message belongs to (a progress or log notification, or a
+   * sampling request sent while handling it). Streamable HTTP puts such messages on that
+   * request's response stream; other transports ignore it.
+   */
+  relatedRequestId?: JsonRpcId;
+}
 
 /**
  * A bidirectional message channel.
@@ -29,7 +39,7 @@ import type { JsonRpcMessage } from "../jsonrpc/message.ts";
  */
 export interface Transport {
   start(): Promise<void>;
-  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void>;
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: TransportSendOptions): Promise<void>;
   close(): Promise<void>;
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;

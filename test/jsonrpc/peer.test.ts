@@ -34,9 +34,11 @@ class InjectingTransport implements Transport {
   onerror?: (e: Error) => void;
   onclose?: (reason?: Error) => void;
   sent: unknown[] = [];
+  related: unknown[] = [];
   async start() {}
-  async send(m: JsonRpcMessage | JsonRpcMessage[]) {
+  async send(m: JsonRpcMessage | JsonRpcMessage[], o?: { relatedRequestId?: unknown }) {
     this.sent.push(m);
+    this.related.push(o?.relatedRequestId);
   }
   async close() {
     this.onclose?.();
@@ -341,4 +343,30 @@ test("abort listeners are removed when requests settle (no leak over many reques
   assert.equal(removed, 2000);
   await client.close();
   await server.close();
+});
+
+test("messages sent from inside a handler carry the handled request's id as routing hint", async () => {
+  const t = new InjectingTransport();
+  const peer = new JsonRpcPeer(t);
+  peer.setRequestHandler("work", async (_p, ctx) => {
+    await ctx.notify("notifications/message", { level: "info", data: "x" });
+    await ctx.sendProgress(1, 1);
+    void ctx.request("sampling/createMessage", {}).catch(() => undefined);
+    return {};
+  });
+  await peer.start();
+  t.onmessage?.({ jsonrpc: "2.0", id: "r7", method: "work", params: { _meta: { progressToken: "p" } } });
+  await tick();
+  await peer.notify("unrelated");
+  assert.deepEqual(
+    t.sent.map((m, i) => [(m as { method?: string }).method ?? "response", t.related[i]]),
+    [
+      ["notifications/message", "r7"],
+      ["notifications/progress", "r7"],
+      ["sampling/createMessage", "r7"],
+      ["response", undefined],
+      ["unrelated", undefined],
+    ],
+  );
+  await peer.close();
 });

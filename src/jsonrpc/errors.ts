@@ -61,7 +61,11 @@ export type BridgeErrorCode =
   | "UNSUPPORTED_VERSION"
   | "INVALID_RESULT"
   | "OUTPUT_SCHEMA_MISMATCH"
-  | "LIMIT_EXCEEDED";
+  | "LIMIT_EXCEEDED"
+  /** HTTP 401/403 from a server; see `AuthError` in the HTTP client for the parsed challenge. */
+  | "AUTH_FAILED"
+  /** An HTTP status or stream failure that is not one of the above. */
+  | "HTTP_ERROR";
 
 /**
  * A failure inside mcp-bridge (timeout, closed connection, dead process, bad input).

@@ -245,9 +245,8 @@ export class ServerSession {
       throw new RpcError(ErrorCode.InvalidRequest, "initialize: this session is already initialized");
     }
     const p = paramsObject(params, "initialize");
-    if (typeof p.protocolVersion !== "string") {
-      throw new RpcError(ErrorCode.InvalidParams, "initialize: protocolVersion must be a string");
-    }
+    // A missing or malformed protocolVersion is not refused: negotiation answers our latest,
+    // and the client decides whether it can speak that (lifecycle: version negotiation).
     for (const key of ["capabilities", "clientInfo"] as const) {
       if (p[key] !== undefined && !isPlainObject(p[key])) {
         throw new RpcError(ErrorCode.InvalidParams, `initialize: ${key} must be an object`);

@@ -85,12 +85,17 @@ test("a second initialize is refused with -32600", async () => {
   assert.equal(h.session.protocolVersion, LATEST_PROTOCOL_VERSION);
 });
 
-test("initialize without a string protocolVersion is -32602 and leaves the session uninitialized", async () => {
+test("initialize with malformed capabilities is -32602 and leaves the session uninitialized", async () => {
   const h = await connect(serverWithOneTool());
-  await rejectsWithCode(h.client.request("initialize", { capabilities: {}, clientInfo: INFO }), -32602);
   await rejectsWithCode(h.client.request("initialize", { protocolVersion: "2025-06-18", capabilities: "all" }), -32602);
   assert.equal(h.session.protocolVersion, undefined);
   await h.initialize();
+});
+
+test("initialize without a usable protocolVersion is answered with our latest version", async () => {
+  const h = await connect(serverWithOneTool());
+  const r = await h.client.request<{ protocolVersion: string }>("initialize", { capabilities: {}, clientInfo: INFO });
+  assert.equal(r.protocolVersion, "2025-11-25");
 });
 
 test("requests before initialize are refused except ping; after the answer they are served before initialized", async () => {

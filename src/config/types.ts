@@ -53,10 +53,17 @@ export interface McpServerConfig {
 
 /** One problem found while parsing: where, and why. Never contains a secret value. */
 export interface ConfigProblem {
-  /** JSON-pointer-like path, e.g. `/mcpServers/fs/args/0`. */
+  /**
+   * JSON pointer (RFC 6901 escaping of `~` and `/`) into the parsed value, e.g.
+   * `/mcpServers/fs/args/0`; `""` is the whole value. Control characters in keys are shown
+   * as `\uXXXX`, so a path is always one printable line.
+   */
   path: string;
   message: string;
+  /** `error`: the server (or file) is not used. `warning`: it is used as described. */
   severity: "error" | "warning";
+  /** Where the value came from: a file path, `agent` or `session`. Set by discovery. */
+  source?: string;
 }
 
 /** What every parser returns: the servers it could read, and every problem at once. */
@@ -64,3 +71,25 @@ export interface ParseResult {
   servers: McpServerConfig[];
   problems: ConfigProblem[];
 }
+
+/**
+ * A config with every default filled in (see `withDefaults` in parse-common.ts). Fields that
+ * have no default (`command`, `url`, `cwd`, `toolPrefix`, `resourceFilter`, `allow`, `deny`)
+ * stay optional: absent means "not set" / "no filter".
+ */
+export type ResolvedServerConfig = McpServerConfig &
+  Required<
+    Pick<
+      McpServerConfig,
+      | "args"
+      | "env"
+      | "headers"
+      | "enabled"
+      | "timeout"
+      | "toolTimeout"
+      | "restartOnCrash"
+      | "maxRestarts"
+      | "trust"
+      | "resources"
+    >
+  >;

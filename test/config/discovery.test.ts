@@ -183,9 +183,16 @@ describe("discoverConfigs", () => {
     assert.deepEqual(result.problems.map((p) => p.path), ["/mcpServers/fs/command"]);
   });
 
-  test("servers from files are untrusted unless the file says otherwise", async () => {
-    const root = await tree({ "w/.mcp-bridge.json": { servers: [{ name: "t", command: "/t", trust: "trusted" }, { name: "u", command: "/u" }] } });
-    const result = await discoverConfigs({ cwd: join(root, "w"), sessionServers: [{ name: "s", transport: "stdio", command: "npx" }] });
+  test("servers from files are untrusted unless a global file says otherwise", async () => {
+    const root = await tree({
+      "g/base.json": { servers: [{ name: "t", command: "/t", trust: "trusted" }] },
+      "w/.mcp-bridge.json": { servers: [{ name: "u", command: "/u" }] },
+    });
+    const result = await discoverConfigs({
+      globalDir: join(root, "g"),
+      cwd: join(root, "w"),
+      sessionServers: [{ name: "s", transport: "stdio", command: "npx" }],
+    });
     assert.deepEqual(result.servers.map((s) => [s.name, s.trust]), [
       ["t", "trusted"],
       ["u", "untrusted"],

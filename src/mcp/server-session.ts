@@ -36,6 +36,15 @@ export interface SessionCore {
   detach(session: ServerSession): void;
 }
 
+/**
+ * A transport whose client already initialized elsewhere (stateless Streamable HTTP gives
+ * every POST a fresh session). A session over it starts initialized at this version, with no
+ * client capabilities declared; an unsupported version leaves it uninitialized.
+ */
+export interface PreinitializedTransport extends Transport {
+  readonly initializedProtocolVersion?: string;
+}
+
 /** Subscriptions one session may hold, so a client cannot grow server memory without bound. */
 const MAX_SUBSCRIPTIONS = 10_000;
 
@@ -64,7 +73,8 @@ export class ServerSession {
   private readonly subscriptions = new Set<string>();
 
   constructor(
-    private readonly transport: Transport,
+    /** The connection (e.g. a Streamable HTTP session transport, for its stream controls). */
+    readonly transport: Transport,
     private readonly core: SessionCore,
     peerOptions: PeerOptions = {},
   ) {
@@ -76,6 +86,14 @@ export class ServerSession {
       this.onclose?.(reason);
     };
     this.wire();
+    const preset = (transport as PreinitializedTransport).initializedProtocolVersion;
+    if (preset !== undefined && core.supportedVersions.includes(preset)) {
+      // Stateless HTTP: the client initialized on an earlier request; no capabilities are known.
+      this.version = preset;
+      this.clientCaps = {};
+      this.declared = core.capabilities();
+      this.initializedSeen = true;
+    }
   }
 
   /** The negotiated version; `undefined` until `initialize` was answered. */

@@ -1,0 +1,384 @@
+/**
+ * The Streamable HTTP server (MCP 2025-03-26 and later): one endpoint for POST, GET and
+ * DELETE, usable on its own ({@link StreamableHttpServer.listen}, 127.0.0.1 by default) or
+ * mounted in an existing node:http server ({@link StreamableHttpServer.handle}).
+ *
+ * ```ts
+ * const mcp = new McpServer({ name: "demo", version: "1.0.0" });
+ * const http = new StreamableHttpServer({ onSession: (t) => mcp.connect(t) });
+ * const { url } = await http.listen(3100);   // http://127.0.0.1:3100/mcp
+ * ```
+ *
+ * Status codes: 403 Host/Origin not allowed; 401 bearer token missing or wrong; 404 other
+ * paths, unknown or terminated sessions; 405 other methods (and GET/DELETE when stateless);
+ * 406 `Accept` lacking a required type; 409 a second GET stream; 413 body too large; 408 body
+ * too slow; 415 not `application/json`; 400 malformed JSON (-32700), invalid JSON-RPC (-32600),
+ * a batch outside 2025-03-26, a missing session id, an unsupported `MCP-Protocol-Version`;
+ * 503 too many sessions. Error bodies are JSON-RPC errors with `id: null`.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { errorMessage } from "../jsonrpc/errors.ts";
+import { classifyMessage, type JsonRpcId } from "../jsonrpc/message.ts";
+import { allowsBatches, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
+import { acceptsEventStream, acceptsJsonAndEventStream, HTTP_REFUSAL_CODE, HttpGuard, isJsonContentType, sendRpcError } from "./http-guard.ts";
+import { StreamableHttpSessionTransport } from "./http-session.ts";
+import type { Transport } from "./transport.ts";
+
+export { StreamableHttpSessionTransport } from "./http-session.ts";
+
+export interface StreamableHttpServerOptions {
+  /**
+   * Called once per new session (or per POST in stateless mode) with its transport; connect
+   * an McpServer to it: `(t) => mcpServer.connect(t)`. A throw answers 500.
+   */
+  onSession: (transport: Transport, info: { sessionId: string | undefined }) => Promise<unknown> | unknown;
+  /** Endpoint path. Default `"/mcp"`; other paths get 404. */
+  path?: string;
+  /** No session ids and no GET stream: every POST gets a fresh transport and session. */
+  stateless?: boolean;
+  /** See `HttpGuardOptions.allowedOrigins` (default: loopback origins of the request's port). */
+  allowedOrigins?: readonly string[];
+  /** See `HttpGuardOptions.allowedHosts` (default: loopback names with the request's port). */
+  allowedHosts?: readonly string[];
+  /** Largest POST body, bytes (413 beyond). Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Time allowed for a whole POST body, ms (408 after). Default 30 000. */
+  bodyTimeoutMs?: number;
+  /** A session with no open response for about this long expires (then 404). Default 30 min. */
+  sessionIdleMs?: number;
+  /** Sessions at once; `initialize` beyond gets 503. Default 1000. */
+  maxSessions?: number;
+  /** Per-session resumability store. Defaults 1000 events / 8 MiB. */
+  eventStore?: { maxEvents?: number; maxBytes?: number };
+  /** Static token every request must carry as `Authorization: Bearer <token>` (else 401). */
+  bearerToken?: string;
+  /** `retry:` field of priming events on 2025-11-25 sessions, ms. Default 1000. */
+  retryMs?: number;
+  /** Interval of keep-alive comments on SSE responses, ms. Default 15 000. */
+  keepAliveMs?: number;
+  /** Values of `MCP-Protocol-Version` accepted. Default: every version this library speaks. */
+  supportedVersions?: readonly string[];
+}
+
+interface SessionEntry {
+  readonly transport: StreamableHttpSessionTransport;
+  readonly timer: ReturnType<typeof setTimeout>;
+}
+
+/** What a POST body holds, once checked. */
+interface BodyShape {
+  ids: JsonRpcId[];
+  initialize: boolean;
+  /** Set when the body is not acceptable JSON-RPC: answer 400 with this. */
+  invalid?: { id: JsonRpcId | null; message: string };
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+/** Assumed when a request after initialize carries no `MCP-Protocol-Version` (per the spec). */
+const DEFAULT_HEADER_VERSION = "2025-03-26";
+
+export class StreamableHttpServer {
+  private readonly onSession: StreamableHttpServerOptions["onSession"];
+  private readonly path: string;
+  private readonly stateless: boolean;
+  private readonly guard: HttpGuard;
+  private readonly idleMs: number;
+  private readonly maxSessions: number;
+  private readonly versions: ReadonlySet<string>;
+  private readonly options: StreamableHttpServerOptions;
+  private readonly allow: string;
+  private readonly sessions = new Map<string, SessionEntry>();
+  /** Stateless transports still serving their POST. */
+  private readonly transient = new Set<StreamableHttpSessionTransport>();
+  private server: Server | undefined;
+  private closed = false;
+
+  constructor(options: StreamableHttpServerOptions) {
+    this.options = options;
+    this.onSession = options.onSession;
+    this.path = options.path ?? "/mcp";
+    this.stateless = options.stateless === true;
+    this.guard = new HttpGuard(options);
+    this.idleMs = options.sessionIdleMs ?? 30 * 60_000;
+    this.maxSessions = options.maxSessions ?? 1000;
+    this.versions = new Set(options.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS);
+    this.allow = this.stateless ? "POST" : "GET, POST, DELETE";
+    if (!this.path.startsWith("/")) throw new RangeError(`StreamableHttpServer: path must start with "/", got ${JSON.stringify(this.path)}`);
+    // setTimeout cannot wait longer than 2^31-1 ms (it would fire at once).
+    if (!(this.idleMs > 0 && this.idleMs <= 2_147_483_647)) throw new RangeError("StreamableHttpServer: sessionIdleMs must be in 1..2147483647");
+    if (!Number.isInteger(this.maxSessions) || this.maxSessions < 1) throw new RangeError("StreamableHttpServer: maxSessions must be a positive integer");
+  }
+
+  /** Sessions currently open. */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /**
+   * node:http request handler, mountable in an existing server. Resolves once the request is
+   * dispatched (an SSE reply may still be streaming). Never rejects.
+   */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const url = req.url ?? "/";
+      const q = url.indexOf("?");
+      if ((q === -1 ? url : url.slice(0, q)) !== this.path) {
+        sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found");
+        return;
+      }
+      if (!this.guard.admit(req, res)) return;
+      if (this.closed) {
+        sendRpcError(res, 503, HTTP_REFUSAL_CODE, "Service Unavailable: server is closing");
+        return;
+      }
+      switch (req.method) {
+        case "POST":
+          await this.post(req, res);
+          return;
+        case "GET":
+          this.get(req, res);
+          return;
+        case "DELETE":
+          await this.delete(req, res);
+          return;
+        default:
+          sendRpcError(res, 405, HTTP_REFUSAL_CODE, "Method Not Allowed", { allow: this.allow });
+      }
+    } catch (err) {
+      if (!res.headersSent) sendRpcError(res, 500, -32603, `Internal error: ${errorMessage(err)}`);
+      else res.destroy();
+    }
+  }
+
+  /** Listens (host default 127.0.0.1, port 0 = ephemeral) and returns the endpoint URL. */
+  async listen(port = 0, host = "127.0.0.1"): Promise<{ url: URL; port: number }> {
+    if (this.server) throw new Error("StreamableHttpServer: listen() called twice");
+    const server = createServer((req, res) => void this.handle(req, res));
+    // Longer than common client idle timeouts, so a reused keep-alive socket is rarely cut
+    // under a client that is about to send on it.
+    server.keepAliveTimeout = 65_000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const bound = (server.address() as AddressInfo).port;
+    const hostPart = host.includes(":") ? `[${host}]` : host;
+    return { url: new URL(`http://${hostPart}:${bound}${this.path}`), port: bound };
+  }
+
+  /** Terminates every session, closes their streams and the listener (if `listen` was used). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...[...this.sessions.values()].map((e) => e.transport), ...this.transient];
+    await Promise.all(all.map((t) => t.close()));
+    const server = this.server;
+    if (server) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    }
+  }
+
+  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!isJsonContentType(req.headers["content-type"])) {
+      sendRpcError(res, 415, HTTP_REFUSAL_CODE, "Unsupported Media Type: Content-Type must be application/json");
+      return;
+    }
+    if (!acceptsJsonAndEventStream(req.headers.accept)) {
+      sendRpcError(res, 406, HTTP_REFUSAL_CODE, "Not Acceptable: Accept must list application/json and text/event-stream");
+      return;
+    }
+    const body = await this.guard.readBody(req, res);
+    if (!body) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(utf8.decode(body));
+    } catch (err) {
+      sendRpcError(res, 400, -32700, `Parse error: ${errorMessage(err)}`);
+      return;
+    }
+    const shape = inspect(value);
+    if (shape.invalid) {
+      sendRpcError(res, 400, -32600, `Invalid Request: ${shape.invalid.message}`, undefined, shape.invalid.id);
+      return;
+    }
+    if (this.stateless) return this.postStateless(req, res, value, shape);
+    const sid = header(req, "mcp-session-id");
+    let transport: StreamableHttpSessionTransport | undefined;
+    if (sid === undefined) {
+      if (!shape.initialize) {
+        sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Mcp-Session-Id header is required");
+        return;
+      }
+      transport = await this.createSession(res);
+      if (!transport) return;
+      transport.acceptPost(res, value, shape.ids, { "mcp-session-id": transport.sessionId });
+      return;
+    }
+    transport = this.session(sid, res);
+    if (!transport) return;
+    if (!shape.initialize && !this.versionOk(req, res)) return;
+    if (Array.isArray(value) && !allowsBatches(transport.protocolVersion)) {
+      sendRpcError(res, 400, -32600, "Invalid Request: batches are accepted only on 2025-03-26 sessions");
+      return;
+    }
+    transport.acceptPost(res, value, shape.ids);
+  }
+
+  private async postStateless(req: IncomingMessage, res: ServerResponse, value: unknown, shape: BodyShape): Promise<void> {
+    let version: string | undefined;
+    if (!shape.initialize) {
+      if (!this.versionOk(req, res)) return;
+      version = header(req, "mcp-protocol-version") ?? DEFAULT_HEADER_VERSION;
+    }
+    if (Array.isArray(value) && !allowsBatches(version)) {
+      sendRpcError(res, 400, -32600, "Invalid Request: batches are accepted only at 2025-03-26");
+      return;
+    }
+    const transport: StreamableHttpSessionTransport = new StreamableHttpSessionTransport({
+      sessionId: undefined,
+      stateless: true,
+      initializedProtocolVersion: version,
+      keepAliveMs: this.options.keepAliveMs,
+      onEnd: () => this.transient.delete(transport),
+    });
+    this.transient.add(transport);
+    if (!(await this.connect(transport, res))) return;
+    transport.acceptPost(res, value, shape.ids);
+  }
+
+  private get(req: IncomingMessage, res: ServerResponse): void {
+    if (this.stateless) {
+      sendRpcError(res, 405, HTTP_REFUSAL_CODE, "Method Not Allowed: this server is stateless (no GET stream)", { allow: this.allow });
+      return;
+    }
+    if (!acceptsEventStream(req.headers.accept)) {
+      sendRpcError(res, 406, HTTP_REFUSAL_CODE, "Not Acceptable: Accept must list text/event-stream");
+      return;
+    }
+    const transport = this.sessionOf(req, res);
+    if (!transport || !this.versionOk(req, res)) return;
+    transport.openGet(res, header(req, "last-event-id"));
+  }
+
+  private async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.stateless) {
+      sendRpcError(res, 405, HTTP_REFUSAL_CODE, "Method Not Allowed: this server is stateless (no sessions)", { allow: this.allow });
+      return;
+    }
+    const transport = this.sessionOf(req, res);
+    if (!transport || !this.versionOk(req, res)) return;
+    await transport.close();
+    res.writeHead(204).end();
+  }
+
+  /** The session named by the request's `Mcp-Session-Id`, or undefined after writing 400/404. */
+  private sessionOf(req: IncomingMessage, res: ServerResponse): StreamableHttpSessionTransport | undefined {
+    const sid = header(req, "mcp-session-id");
+    if (sid === undefined) {
+      sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Mcp-Session-Id header is required");
+      return undefined;
+    }
+    return this.session(sid, res);
+  }
+
+  private session(sid: string, res: ServerResponse): StreamableHttpSessionTransport | undefined {
+    const entry = this.sessions.get(sid);
+    if (!entry) {
+      sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found: unknown or terminated session");
+      return undefined;
+    }
+    entry.timer.refresh();
+    return entry.transport;
+  }
+
+  private versionOk(req: IncomingMessage, res: ServerResponse): boolean {
+    const v = header(req, "mcp-protocol-version");
+    if (v === undefined || this.versions.has(v)) return true;
+    sendRpcError(res, 400, HTTP_REFUSAL_CODE, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(v)} (supported: ${[...this.versions].join(", ")})`);
+    return false;
+  }
+
+  private async createSession(res: ServerResponse): Promise<StreamableHttpSessionTransport | undefined> {
+    if (this.sessions.size >= this.maxSessions) {
+      sendRpcError(res, 503, HTTP_REFUSAL_CODE, `Service Unavailable: ${this.maxSessions} sessions already open`, { "retry-after": "5" });
+      return undefined;
+    }
+    const id = randomUUID();
+    const transport = new StreamableHttpSessionTransport({
+      sessionId: id,
+      eventStore: this.options.eventStore,
+      retryMs: this.options.retryMs,
+      keepAliveMs: this.options.keepAliveMs,
+      onEnd: () => {
+        const entry = this.sessions.get(id);
+        if (entry?.transport !== transport) return;
+        clearTimeout(entry.timer);
+        this.sessions.delete(id);
+      },
+    });
+    const timer = setTimeout(() => this.expire(id), this.idleMs);
+    timer.unref();
+    // Registered before onSession runs, so concurrent initializes cannot overshoot maxSessions.
+    this.sessions.set(id, { transport, timer });
+    return (await this.connect(transport, res)) ? transport : undefined;
+  }
+
+  /** Runs onSession; on failure answers 500, closes the transport and returns false. */
+  private async connect(transport: StreamableHttpSessionTransport, res: ServerResponse): Promise<boolean> {
+    let problem: string | undefined;
+    try {
+      await this.onSession(transport, { sessionId: transport.sessionId });
+      if (!transport.connected) problem = "onSession did not connect the transport";
+    } catch (err) {
+      problem = `could not start the session: ${errorMessage(err)}`;
+    }
+    if (problem === undefined && !transport.closed) return true;
+    await transport.close();
+    sendRpcError(res, 500, -32603, `Internal error: ${problem ?? "the session closed at once"}`);
+    return false;
+  }
+
+  private expire(id: string): void {
+    const entry = this.sessions.get(id);
+    if (!entry) return;
+    // An open response (a GET stream, a POST still answering) keeps the session alive.
+    if (entry.transport.busy) entry.timer.refresh();
+    else void entry.transport.close();
+  }
+}
+
+/** A request header as one string (Node joins repeated custom headers with ", "). */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(", ") : v;
+}
+
+/** Checks the body's JSON-RPC shape and collects its request ids. */
+function inspect(value: unknown): BodyShape {
+  const ids: JsonRpcId[] = [];
+  if (!Array.isArray(value)) {
+    const c = classifyMessage(value);
+    if (c.kind === "invalid") return { ids, initialize: false, invalid: { id: c.id, message: c.reason } };
+    if (c.kind !== "request") return { ids, initialize: false };
+    ids.push(c.message.id);
+    return { ids, initialize: c.message.method === "initialize" };
+  }
+  if (value.length === 0) return { ids, initialize: false, invalid: { id: null, message: "empty batch" } };
+  for (const item of value) {
+    const c = classifyMessage(item);
+    if (c.kind === "invalid") return { ids, initialize: false, invalid: { id: null, message: `batch item: ${c.reason}` } };
+    if (c.kind !== "request") continue;
+    if (c.message.method === "initialize") return { ids, initialize: false, invalid: { id: null, message: "initialize must not be part of a batch" } };
+    if (ids.includes(c.message.id)) return { ids, initialize: false, invalid: { id: null, message: `duplicate id ${JSON.stringify(c.message.id)} in batch` } };
+    ids.push(c.message.id);
+  }
+  return { ids, initialize: false };
+}

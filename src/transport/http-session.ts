@@ -1,0 +1,429 @@
+/**
+ * One Streamable HTTP session as a {@link Transport}: what the server peer sends is routed to
+ * the HTTP response it belongs to.
+ *
+ * Streams. A POST that carries requests waits for their responses. Until the handler sends
+ * something related to one of them (progress, a log line, a sampling request), nothing is
+ * written; the response then goes out as plain JSON. If something related comes first, the
+ * POST becomes an SSE stream: related messages, then the response, then the end. Messages not
+ * related to a live request go on the session's standalone stream (the GET stream), or wait in
+ * the event store until one is opened. Every message goes on exactly one stream.
+ *
+ * Resumability (not in stateless mode). Each SSE event has an id `<streamId>:<seq>` and is kept
+ * in a bounded per-session {@link EventStore}. A GET with `Last-Event-ID` replays that stream's
+ * later events and, if the stream is still live (its request unanswered, or the standalone
+ * stream), carries on as that stream. On 2025-11-25 sessions every SSE response starts with a
+ * priming event (an id, a `retry` field, empty data) so even a stream cut before its first
+ * message can be resumed.
+ */
+import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { BridgeError } from "../jsonrpc/errors.ts";
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/message.ts";
+import { formatSseEvent } from "../jsonrpc/sse.ts";
+import { versionAtLeast } from "../mcp/versions.ts";
+import { EventStore, formatEventId, parseEventId, type EventStoreOptions, type StoredEvent } from "./event-store.ts";
+import { HTTP_REFUSAL_CODE, isWritable as writable, sendJson, sendRpcError, SSE_KEEP_ALIVE, startEventStream, writeBounded } from "./http-guard.ts";
+import type { Transport, TransportSendOptions } from "./transport.ts";
+
+export interface HttpSessionOptions {
+  /** The `Mcp-Session-Id`; `undefined` in stateless mode. */
+  sessionId: string | undefined;
+  /** One POST, no event ids, no standalone stream; the transport closes once that POST is answered. */
+  stateless?: boolean;
+  /**
+   * Stateless mode: the client initialized elsewhere, at this version. The MCP server session
+   * reads it and starts initialized (see `ServerSession`).
+   */
+  initializedProtocolVersion?: string;
+  eventStore?: EventStoreOptions;
+  /** `retry:` sent in priming events, ms. Default 1000. */
+  retryMs?: number;
+  /** Interval of keep-alive comments on open SSE responses, ms. Default 15 000. */
+  keepAliveMs?: number;
+  /** Called once when the transport closes (the server forgets the session). */
+  onEnd?: () => void;
+}
+
+const STANDALONE = "0";
+const DONE = Promise.resolve();
+
+/** A POST exchange or the standalone stream, and the connection currently carrying it. */
+class Channel {
+  res: ServerResponse | undefined;
+  /** Set once the channel is an event stream. */
+  streamId: string | undefined;
+  /** Last sequence number used on this stream. */
+  seq = 0;
+  /** Last sequence number written to some connection (what a fresh GET no longer owes). */
+  delivered = 0;
+  keepAlive: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    res: ServerResponse | undefined,
+    /** Requests of this POST not answered yet. */
+    public outstanding: number,
+    /** Extra headers of the response (the session id on `initialize`). */
+    readonly headers: OutgoingHttpHeaders | undefined,
+  ) {
+    this.res = res;
+  }
+}
+
+/**
+ * The transport of one session (or, in stateless mode, of one POST). Created by
+ * `StreamableHttpServer`, which hands it to `onSession`.
+ *
+ * For tool handlers that want SSE polling (SEP-1699) it offers {@link closeRequestStream}:
+ *
+ * ```ts
+ * server.tool(def, async (args, ctx) => {
+ *   const t = ctx.session.transport;
+ *   if (t instanceof StreamableHttpSessionTransport) t.closeRequestStream(ctx.requestId);
+ *   // ... the result is kept and delivered when the client resumes with GET + Last-Event-ID
+ * });
+ * ```
+ */
+export class StreamableHttpSessionTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (reason?: Error) => void;
+
+  readonly sessionId: string | undefined;
+  /** Set in stateless mode for a non-initialize POST (see {@link HttpSessionOptions}). */
+  readonly initializedProtocolVersion: string | undefined;
+
+  private version: string | undefined;
+  private readonly stateless: boolean;
+  private readonly store: EventStore | undefined;
+  private readonly standalone: Channel | undefined;
+  private readonly byRequest = new Map<JsonRpcId, Channel>();
+  /** Live event streams by id (the standalone one included), for resumption. */
+  private readonly streams = new Map<string, Channel>();
+  private readonly retryMs: number;
+  private readonly keepAliveMs: number;
+  private readonly maxBuffered: number;
+  private readonly onEnd: (() => void) | undefined;
+  private nextStream = 0;
+  private openResponses = 0;
+  private started = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: HttpSessionOptions) {
+    this.sessionId = options.sessionId;
+    this.stateless = options.stateless === true;
+    this.initializedProtocolVersion = options.initializedProtocolVersion;
+    this.version = options.initializedProtocolVersion;
+    this.retryMs = options.retryMs ?? 1000;
+    this.keepAliveMs = options.keepAliveMs ?? 15_000;
+    this.onEnd = options.onEnd;
+    if (!this.stateless) {
+      this.store = new EventStore(options.eventStore);
+      this.standalone = new Channel(undefined, 0, undefined);
+      this.standalone.streamId = STANDALONE;
+      this.streams.set(STANDALONE, this.standalone);
+    }
+    // A client that stops reading is cut off once this much is queued; it can resume.
+    this.maxBuffered = Math.max(1024 * 1024, this.store?.maxBytes ?? 0);
+  }
+
+  /** The negotiated protocol version (from `setProtocolVersion`). */
+  get protocolVersion(): string | undefined {
+    return this.version;
+  }
+
+  /** True once `start()` was called (the MCP server connected). */
+  get connected(): boolean {
+    return this.started;
+  }
+
+  /** True once closed. */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  /** True while an HTTP response of this session is open (it is not idle). */
+  get busy(): boolean {
+    return this.openResponses > 0;
+  }
+
+  start(): Promise<void> {
+    if (this.started) return Promise.reject(new Error("StreamableHttpSessionTransport: start() called twice"));
+    this.started = true;
+    return DONE;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.version = version;
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: TransportSendOptions): Promise<void> {
+    if (this.closing) return Promise.reject(new BridgeError("CLOSED", `HTTP session ${this.sessionId ?? "(stateless)"} is closed`));
+    try {
+      if (Array.isArray(message)) this.routeBatch(message);
+      else if ("method" in message) {
+        const related = options?.relatedRequestId;
+        const ch = related === undefined ? undefined : this.byRequest.get(related);
+        if (ch) this.emit(ch, message, false);
+        else if (this.standalone) this.emit(this.standalone, message, false);
+      } else {
+        const ch = message.id === null ? undefined : this.byRequest.get(message.id);
+        // Nobody waits for it (cancelled, or unknown): responses never go on the standalone stream.
+        if (ch) {
+          this.byRequest.delete(message.id as JsonRpcId);
+          this.emit(ch, message, --ch.outstanding === 0);
+        }
+      }
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return DONE;
+  }
+
+  /**
+   * SEP-1699 polling: ends the HTTP response that carries request `requestId` now. What the
+   * handler sends afterwards, its result included, is kept in the event store and delivered
+   * when the client resumes with GET + `Last-Event-ID`. A POST still waiting for a JSON answer
+   * first becomes an SSE stream with a priming event, so the client has an id to resume from.
+   * Returns false (and does nothing) when the request has no open response, in stateless
+   * mode, or when the client could not resume (no event id sent yet and the session predates
+   * 2025-11-25, whose clients expect no priming event).
+   */
+  closeRequestStream(requestId: JsonRpcId): boolean {
+    const ch = this.byRequest.get(requestId);
+    if (!ch || !this.store || !writable(ch.res)) return false;
+    if (ch.streamId === undefined) {
+      if (!this.priming) return false;
+      this.openEventStream(ch, ch.res);
+    } else if (ch.seq === 0 && !this.priming) {
+      return false;
+    }
+    this.endConnection(ch);
+    return true;
+  }
+
+  /**
+   * Serves a POST (called by the server). `message` is the parsed body, already checked to be
+   * valid JSON-RPC; `requestIds` the ids of the requests in it. Notifications and responses
+   * alone get 202; requests get their answers.
+   */
+  acceptPost(res: ServerResponse, message: unknown, requestIds: readonly JsonRpcId[], headers?: OutgoingHttpHeaders): void {
+    if (this.closing) {
+      sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found: session terminated");
+      return;
+    }
+    if (requestIds.length === 0) {
+      this.deliver(message);
+      res.writeHead(202, headers).end();
+      if (this.stateless) void this.close();
+      return;
+    }
+    for (const id of requestIds) {
+      if (this.byRequest.has(id)) {
+        const single = requestIds.length === 1;
+        sendRpcError(res, 400, -32600, `Invalid Request: id ${JSON.stringify(id)} is already in use`, undefined, single ? id : null);
+        if (this.stateless) void this.close();
+        return;
+      }
+    }
+    const ch = new Channel(res, requestIds.length, headers);
+    for (const id of requestIds) this.byRequest.set(id, ch);
+    this.track(ch, res);
+    this.deliver(message);
+  }
+
+  /**
+   * Serves a GET (called by the server): with `lastEventId`, resumes that stream; without,
+   * opens the standalone stream (409 if it is already open) and sends what waited for it.
+   */
+  openGet(res: ServerResponse, lastEventId: string | undefined): void {
+    if (this.closing || !this.standalone || !this.store) {
+      sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found: session terminated");
+      return;
+    }
+    if (lastEventId !== undefined) {
+      const at = parseEventId(lastEventId);
+      if (!at || Number(at.streamId) > this.nextStream) {
+        sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Last-Event-ID does not name a stream of this session");
+        return;
+      }
+      this.attach(this.streams.get(at.streamId), res, lastEventId, this.store.after(at.streamId, at.seq));
+      return;
+    }
+    const ch = this.standalone;
+    if (writable(ch.res)) {
+      sendRpcError(res, 409, HTTP_REFUSAL_CODE, "Conflict: this session already has an open GET stream");
+      return;
+    }
+    this.attach(ch, res, formatEventId(STANDALONE, ch.delivered), this.store.after(STANDALONE, ch.delivered));
+  }
+
+  /** Ends every open response and forgets the session. `onclose` fires once. */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    this.closing = DONE;
+    const channels = new Set([...this.byRequest.values(), ...this.streams.values()]);
+    for (const ch of channels) {
+      if (ch.streamId === undefined) {
+        if (writable(ch.res)) sendRpcError(ch.res, 404, HTTP_REFUSAL_CODE, "Not Found: session terminated");
+      } else {
+        this.endConnection(ch);
+      }
+    }
+    this.byRequest.clear();
+    this.streams.clear();
+    this.store?.clear();
+    this.onEnd?.();
+    this.onclose?.();
+    return this.closing;
+  }
+
+  /** Priming events (and so `retry`) are sent from 2025-11-25 on, when streams are resumable. */
+  private get priming(): boolean {
+    return this.store !== undefined && versionAtLeast(this.version, "2025-11-25");
+  }
+
+  private deliver(message: unknown): void {
+    try {
+      this.onmessage?.(message);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    }
+    if (Array.isArray(message)) for (const m of message) this.noteCancel(m);
+    else this.noteCancel(message);
+  }
+
+  /**
+   * A cancelled request gets no response (the peer drops it), so its POST must not wait for
+   * one: it ends with 202 (or, as a stream, just ends).
+   */
+  private noteCancel(m: unknown): void {
+    const n = m as { method?: unknown; params?: { requestId?: unknown } };
+    if (n.method !== "notifications/cancelled") return;
+    const id = n.params?.requestId;
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const ch = this.byRequest.get(id);
+    if (!ch) return;
+    this.byRequest.delete(id);
+    if (--ch.outstanding > 0) return;
+    if (ch.streamId !== undefined) this.complete(ch);
+    else if (writable(ch.res)) ch.res.writeHead(202, ch.headers).end();
+  }
+
+  private routeBatch(items: JsonRpcMessage[]): void {
+    let ch: Channel | undefined;
+    let answered = 0;
+    for (const item of items) {
+      const id = (item as { id?: unknown }).id;
+      if ("method" in item || (typeof id !== "string" && typeof id !== "number")) continue;
+      const owner = this.byRequest.get(id);
+      if (!owner || (ch && owner !== ch)) continue;
+      ch = owner;
+      this.byRequest.delete(id);
+      answered++;
+    }
+    if (!ch) return;
+    ch.outstanding -= answered;
+    this.emit(ch, items, ch.outstanding === 0);
+  }
+
+  /** Sends one message on `ch`; `final` means it completes a POST. */
+  private emit(ch: Channel, message: JsonRpcMessage | JsonRpcMessage[], final: boolean): void {
+    let data: string;
+    try {
+      data = JSON.stringify(message);
+    } catch (err) {
+      // The POST must still end: a result that cannot be serialised becomes an error for it.
+      if (!final) throw err;
+      const id = Array.isArray(message) ? null : ((message as { id?: JsonRpcId }).id ?? null);
+      data = JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error: the result could not be serialised" } });
+    }
+    if (ch.streamId === undefined) {
+      const res = ch.res;
+      if (!writable(res)) return; // the client left before any event id: nothing can resume it
+      if (final) return sendJson(res, 200, data, ch.headers);
+      this.openEventStream(ch, res);
+    }
+    const seq = ++ch.seq;
+    let id: string | undefined;
+    if (this.store) {
+      id = formatEventId(ch.streamId!, seq);
+      this.store.append(ch.streamId!, seq, data);
+    }
+    if (writable(ch.res)) {
+      this.write(ch.res, formatSseEvent(id === undefined ? { data } : { id, data }));
+      ch.delivered = seq;
+    }
+    if (final) this.complete(ch);
+  }
+
+  /** Turns a waiting POST into an event stream on its own response. */
+  private openEventStream(ch: Channel, res: ServerResponse): void {
+    ch.streamId = String(++this.nextStream);
+    if (this.store) this.streams.set(ch.streamId, ch);
+    startEventStream(res, ch.headers);
+    if (this.priming) this.write(res, formatSseEvent({ id: formatEventId(ch.streamId, 0), retry: this.retryMs, data: "" }));
+    this.startKeepAlive(ch);
+  }
+
+  /**
+   * Puts `res` in charge of stream `ch` (or, when `ch` is undefined, a finished stream: replay
+   * and end). The priming event's id is the position the replay starts from, so a connection
+   * lost at any point resumes without loss.
+   */
+  private attach(ch: Channel | undefined, res: ServerResponse, position: string, replay: StoredEvent[]): void {
+    startEventStream(res);
+    if (this.priming) this.write(res, formatSseEvent({ id: position, retry: this.retryMs, data: "" }));
+    for (const e of replay) this.write(res, formatSseEvent({ id: formatEventId(e.streamId, e.seq), data: e.data }));
+    if (!ch) {
+      res.end();
+      return;
+    }
+    if (replay.length > 0) ch.delivered = Math.max(ch.delivered, replay[replay.length - 1].seq);
+    // A resume replaces a connection the client has given up on.
+    if (ch.res !== undefined) this.endConnection(ch);
+    ch.res = res;
+    this.track(ch, res);
+    this.startKeepAlive(ch);
+  }
+
+  private startKeepAlive(ch: Channel): void {
+    if (ch.keepAlive !== undefined) return;
+    ch.keepAlive = setInterval(() => {
+      if (ch.res) this.write(ch.res, SSE_KEEP_ALIVE);
+    }, this.keepAliveMs);
+    ch.keepAlive.unref();
+  }
+
+  private write(res: ServerResponse, text: string): void {
+    writeBounded(res, text, this.maxBuffered);
+  }
+
+  /** Counts `res` as open until it closes, and detaches it from `ch` then. */
+  private track(ch: Channel, res: ServerResponse): void {
+    this.openResponses++;
+    res.once("close", () => {
+      this.openResponses--;
+      if (ch.res === res) this.detach(ch);
+      // Stateless: the one exchange is over (answered, or the client left: nothing can resume).
+      if (this.stateless) void this.close();
+    });
+  }
+
+  private detach(ch: Channel): void {
+    ch.res = undefined;
+    if (ch.keepAlive !== undefined) clearInterval(ch.keepAlive);
+    ch.keepAlive = undefined;
+  }
+
+  private endConnection(ch: Channel): void {
+    const res = ch.res;
+    this.detach(ch);
+    if (writable(res)) res.end();
+  }
+
+  /** Every request of a streamed POST is answered: end it; a later resume only replays. */
+  private complete(ch: Channel): void {
+    if (ch.streamId !== undefined && ch.streamId !== STANDALONE) this.streams.delete(ch.streamId);
+    this.endConnection(ch);
+  }
+}

@@ -43,3 +43,151 @@ export {
 } from "./mcp/versions.ts";
 export type * from "./mcp/types.ts";
 export { compileSchema, validateSchema, formatSchemaErrors, type SchemaError, type ValidationResult } from "./schema/validate.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Session layers (issue 4): manager, bridge, config, security.
+
+export {
+  McpManager,
+  DEFAULT_MAX_SERVERS,
+  DEFAULT_MAX_TOOLS,
+  DEFAULT_READY_TIMEOUT_MS,
+  type McpManagerOptions,
+  type ServerStatus,
+  type ReadyReport,
+  type ToolCallOptions,
+} from "./manager/manager.ts";
+export { ServerConnection, type ConnectionOptions, type HealthOptions } from "./manager/connection.ts";
+export type {
+  ServerState,
+  StateChange,
+  LogEntry,
+  LogSource,
+  ManagerWarning,
+  WarningKind,
+  ToolsChange,
+  McpManagerEvents,
+  ConnectionEvents,
+} from "./manager/events.ts";
+export type { AuditRecord, AuditOutcome, AuditArgsMode } from "./manager/audit.ts";
+export {
+  ManagerError,
+  type ManagerErrorCode,
+  type ManagedResource,
+  type ManagedPrompt,
+  type ManagedResourceContext,
+} from "./manager/resources.ts";
+export {
+  backoffDelay,
+  DEFAULT_BACKOFF_BASE_MS,
+  DEFAULT_BACKOFF_CAP_MS,
+  DEFAULT_BACKOFF_JITTER,
+  type BackoffOptions,
+} from "./manager/backoff.ts";
+export { DEFAULT_TOOL_CACHE_TTL_MS } from "./manager/cache.ts";
+export {
+  createTransport,
+  prepareServer,
+  type PreparedServer,
+  type PrepareOptions,
+  type TransportFactory,
+  type TransportHooks,
+} from "./manager/transport-factory.ts";
+
+export {
+  ToolNamer,
+  sanitizeName,
+  DEFAULT_MAX_NAME_LENGTH,
+  type NamingFunction,
+  type ToolNamerOptions,
+  type ToolRef,
+} from "./bridge/naming.ts";
+export {
+  bridgeTools,
+  displayTitle,
+  type BridgedTool,
+  type BridgedContent,
+  type BridgedResult,
+  type FailureKind,
+  type TruncationReport,
+} from "./bridge/types.ts";
+export {
+  toBridgedResult,
+  errorResult,
+  fromError,
+  renderResultText,
+  DEFAULT_MAX_TEXT_CHARS,
+  DEFAULT_MAX_BINARY_BYTES,
+  type ResultLimits,
+} from "./bridge/results.ts";
+export {
+  UntrustedWrapper,
+  detectInjection,
+  neutralizeMarkers,
+  generateNonce,
+  type InjectionFinding,
+  type InjectionRule,
+  type UntrustedWrapperOptions,
+} from "./bridge/untrusted.ts";
+export {
+  ResourceFilter,
+  buildResourceContext,
+  DEFAULT_MAX_CONTEXT_BYTES,
+  type ResourceEntry,
+  type ResourceContext,
+  type ResourceContextOptions,
+} from "./bridge/resources.ts";
+
+export {
+  parseNativeConfig,
+  parseAcpMcpServers,
+  parseMcpJsonFile,
+  parseJsonText,
+  withDefaults,
+  formatProblem,
+  CONFIG_DEFAULTS,
+  type AcpMcpServer,
+  type AcpStdioServer,
+  type AcpHttpServer,
+  type AcpSseServer,
+  type AcpNameValue,
+  type JsonTextResult,
+  type McpServerConfig,
+  type ResolvedServerConfig,
+  type ConfigProblem,
+  type ParseResult,
+  type TransportKind,
+  type TrustLevel,
+} from "./config/parse.ts";
+export { discoverConfigs, WORKSPACE_CONFIG_FILES, type DiscoverOptions, type DiscoveryResult } from "./config/discovery.ts";
+export {
+  resolveSecrets,
+  registerSecretResolver,
+  SecretResolvers,
+  defaultSecretResolvers,
+  SecretError,
+  findSecretReference,
+  isCredentialKey,
+  findPlaintextCredentials,
+  type SecretResolver,
+  type SecretResolversOptions,
+  type SecretReference,
+} from "./config/secrets.ts";
+
+export { checkCommand, type CheckCommandOptions } from "./security/command.ts";
+export { checkUrl, isLoopbackHost, type CheckUrlOptions } from "./security/url.ts";
+export { childEnvFor } from "./security/env.ts";
+export {
+  ToolPolicy,
+  ApprovalGate,
+  PolicyError,
+  type PolicyErrorCode,
+  type ToolPolicyOptions,
+  type Approver,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type ApprovalResult,
+} from "./security/policy.ts";
+export { RateLimiter, DEFAULT_CALLS_PER_MINUTE, type RateLimiterOptions, type RateLimitResult } from "./security/rate-limit.ts";
+export { Redactor, redactUrl, REDACTED, type RedactorOptions } from "./security/redact.ts";
+export { resolveWithin, PathError, type PathErrorCode } from "./security/paths.ts";

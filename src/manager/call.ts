@@ -1,0 +1,194 @@
+/**
+ * One bridged tool call, from the name the model chose to the result it reads. Never throws:
+ * every refusal and failure becomes an `isError` result (DECISIONS.md 8), in this order of
+ * checks: known and exposed name, tool policy, server state, rate limit, approval, then the
+ * call itself (timeout, crash, protocol error). Untrusted servers' text is wrapped, known
+ * secrets are redacted from the result, and every call ends in exactly one audit record.
+ * Also here: the redaction of results and of event payloads, the manager's two outputs.
+ */
+import { errorResult, fromError, toBridgedResult, type ResultLimits } from "../bridge/results.ts";
+import type { BridgedContent, BridgedResult } from "../bridge/types.ts";
+import type { UntrustedWrapper } from "../bridge/untrusted.ts";
+import { errorMessage } from "../jsonrpc/errors.ts";
+import type { ProgressInfo } from "../jsonrpc/peer.ts";
+import type { ApprovalGate } from "../security/policy.ts";
+import type { RateLimiter } from "../security/rate-limit.ts";
+import type { Redactor } from "../security/redact.ts";
+import type { AuditInput } from "./audit.ts";
+import type { ToolCatalog } from "./catalog.ts";
+import type { ServerConnection } from "./connection.ts";
+
+/** Options of `McpManager.callTool`. */
+export interface ToolCallOptions {
+  /** Aborting cancels the call (`notifications/cancelled` is sent) and gives a `cancelled` result. */
+  signal?: AbortSignal;
+  /** Progress the server reports; each report also restarts the call's timeout. */
+  onProgress?: (progress: ProgressInfo) => void;
+}
+
+/** What the call pipeline needs from its manager. */
+export interface CallContext {
+  catalog: ToolCatalog;
+  connection(server: string): ServerConnection | undefined;
+  limiter: RateLimiter | undefined;
+  gate: ApprovalGate;
+  redactor: Redactor;
+  /** A wrapper for this server's text, or undefined when its text is not to be wrapped. */
+  wrapperFor(server: string): UntrustedWrapper | undefined;
+  limits: ResultLimits;
+  redactResults: boolean;
+  audit(input: AuditInput): void;
+}
+
+/** Runs one call; see the file comment. */
+export async function runToolCall(ctx: CallContext, name: string, args: unknown, options: ToolCallOptions = {}): Promise<BridgedResult> {
+  const startedAt = Date.now();
+  const who = { server: "", tool: "" };
+  let result: BridgedResult;
+  try {
+    result = await pipeline(ctx, who, name, args, options);
+  } catch (err) {
+    result = errorResult("internal", "The call failed inside mcp-bridge. Retrying is unlikely to help. The error follows.", {
+      detail: errorMessage(err),
+    });
+  }
+  if (ctx.redactResults) result = redactResult(result, ctx.redactor);
+  try {
+    ctx.audit({ server: who.server, tool: who.tool, name, startedAt, endedAt: Date.now(), args, result });
+  } catch {
+    // Auditing must not turn a result into a throw.
+  }
+  return result;
+}
+
+async function pipeline(
+  ctx: CallContext,
+  who: { server: string; tool: string },
+  name: string,
+  rawArgs: unknown,
+  options: ToolCallOptions,
+): Promise<BridgedResult> {
+  const entry = ctx.catalog.get(name);
+  if (entry === undefined) {
+    const refusal = ctx.catalog.refusal(name);
+    return errorResult(refusal.kind, refusal.message, { retryable: false });
+  }
+  const server = entry.config.name;
+  const tool = entry.bridged.originalName;
+  who.server = server;
+  who.tool = tool;
+  const args = rawArgs === undefined || rawArgs === null ? {} : rawArgs;
+  if (typeof args !== "object" || Array.isArray(args)) {
+    return errorResult("rejected", `The arguments of ${JSON.stringify(name)} must be a JSON object, not ${Array.isArray(args) ? "an array" : typeof args}. Call it again with an object matching its input schema.`, {
+      retryable: false,
+    });
+  }
+
+  const early = unavailable(ctx.connection(server), server, tool) ?? cancelledBefore(options.signal, server, tool);
+  if (early !== undefined) return early;
+  if (ctx.limiter !== undefined) {
+    const limited = ctx.limiter.take(server);
+    if (!limited.ok) return errorResult("rate_limited", limited.message);
+  }
+  const verdict = await ctx.gate.check(server, tool, name, args, entry.config.trust);
+  if (!verdict.ok) return errorResult("denied", verdict.message, { retryable: false });
+  // Approval may have taken a while: look again.
+  const connection = ctx.connection(server);
+  const late = unavailable(connection, server, tool) ?? cancelledBefore(options.signal, server, tool);
+  if (late !== undefined || connection === undefined) return late ?? errorResult("unavailable", `MCP server ${JSON.stringify(server)} is gone.`);
+
+  let result: BridgedResult;
+  try {
+    const raw = await connection.callTool(tool, args as Record<string, unknown>, { signal: options.signal, onProgress: options.onProgress });
+    result = toBridgedResult(raw, ctx.limits);
+  } catch (err) {
+    result = fromError(err, { server, tool });
+  }
+  const wrapper = ctx.wrapperFor(server);
+  return wrapper === undefined ? result : wrapper.wrapResult(result, `mcp:${server}/${tool}`);
+}
+
+/** A result for a server that cannot take calls now, or undefined when it is ready. */
+function unavailable(connection: ServerConnection | undefined, server: string, tool: string): BridgedResult | undefined {
+  const label = `MCP server ${JSON.stringify(server)}`;
+  const what = `tool ${JSON.stringify(tool)}`;
+  if (connection === undefined) return errorResult("unavailable", `${label} was removed, so ${what} did not run.`, { retryable: false });
+  switch (connection.state) {
+    case "ready":
+      return undefined;
+    case "restarting":
+    case "connecting":
+      if (connection.restarts > 0) {
+        return errorResult(
+          "restarting",
+          `${label} is restarting after a failure (restart ${connection.restartsInARow} of at most ${connection.config.maxRestarts}), so ${what} did not run. Retry in a few seconds.`,
+        );
+      }
+      return errorResult("unavailable", `${label} is still starting, so ${what} did not run. Retry in a few seconds.`, { retryable: true });
+    case "failed":
+      return errorResult(
+        "unavailable",
+        `${label} has failed and will not be restarted, so ${what} is unavailable. Retrying will not help; the user must fix the server.`,
+        { retryable: false },
+      );
+    case "closed":
+      return errorResult("unavailable", `${label} is closed, so ${what} did not run.`, { retryable: false });
+  }
+}
+
+function cancelledBefore(signal: AbortSignal | undefined, server: string, tool: string): BridgedResult | undefined {
+  if (signal?.aborted !== true) return undefined;
+  return errorResult("cancelled", `The call to tool ${JSON.stringify(tool)} on MCP server ${JSON.stringify(server)} was cancelled before it started.`);
+}
+
+/**
+ * The result with every known secret replaced, in text and in `structured` (through its JSON,
+ * so keys and nesting stay as they were). Binary data is left alone.
+ */
+export function redactResult(result: BridgedResult, redactor: Redactor): BridgedResult {
+  if (redactor.size === 0) return result;
+  const content = result.content.map((part): BridgedContent => {
+    switch (part.type) {
+      case "text":
+      case "resource_text":
+        return { ...part, text: redactor.redact(part.text) };
+      case "resource_link": {
+        const link = { ...part, uri: redactor.redact(part.uri), name: redactor.redact(part.name) };
+        if (part.title !== undefined) link.title = redactor.redact(part.title);
+        if (part.description !== undefined) link.description = redactor.redact(part.description);
+        return link;
+      }
+      case "resource_blob":
+        return { ...part, uri: redactor.redact(part.uri) };
+      default:
+        return part;
+    }
+  });
+  const out: BridgedResult = { ...result, content, text: redactor.redact(result.text) };
+  if (result.structured !== undefined) {
+    try {
+      const json = JSON.stringify(result.structured);
+      const clean = redactor.redact(json);
+      if (clean !== json) out.structured = JSON.parse(clean) as Record<string, unknown>;
+    } catch {
+      delete out.structured;
+    }
+  }
+  return out;
+}
+
+/** A copy of plain data with every string redacted; the value itself when there is nothing to redact. */
+export function redactStrings<T>(redactor: Redactor, value: T): T {
+  if (redactor.size === 0) return value;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === "string") return redactor.redact(v);
+    if (typeof v !== "object" || v === null) return v;
+    if (depth > 32) return redactor.redactValue(v);
+    if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
+    if (Object.getPrototypeOf(v) !== Object.prototype) return redactor.redactValue(v);
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(v)) out[redactor.redact(key)] = walk(item, depth + 1);
+    return out;
+  };
+  return walk(value, 0) as T;
+}

@@ -1,0 +1,406 @@
+/**
+ * McpManager: the MCP servers of one agent session behind one object. Give it server configs;
+ * get back a live, namespaced, policy-filtered tool set that survives crashes, hangs and
+ * misconfiguration, and never leaks a secret or a child process.
+ *
+ * ```ts
+ * const manager = new McpManager({ approve: async (req) => (await askUser(req)) ? "allow_once" : "deny" });
+ * manager.on("warning", (w) => console.warn(w.message));
+ * await manager.connect(configs);           // every server's first attempt has settled
+ * const tools = await manager.tools();      // BridgedTool[]: name, inputSchema, ...
+ * const result = await manager.callTool("mcp__fs__read_file", { path: "README.md" });
+ * await manager.close();                    // every child process is gone
+ * ```
+ *
+ * Contract: `callTool` never throws; every event, status and error message has been through
+ * the session's {@link Redactor}; `close()` (or the process guard, on exit and on SIGINT or
+ * SIGTERM) stops every child.
+ */
+import { ToolNamer, type NamingFunction } from "../bridge/naming.ts";
+import type { ResultLimits } from "../bridge/results.ts";
+import type { BridgedResult, BridgedTool } from "../bridge/types.ts";
+import { UntrustedWrapper } from "../bridge/untrusted.ts";
+import { withDefaults } from "../config/parse-common.ts";
+import type { McpServerConfig, ResolvedServerConfig, TransportKind, TrustLevel } from "../config/types.ts";
+import { BridgeError } from "../jsonrpc/errors.ts";
+import type { CallOptions } from "../mcp/client.ts";
+import type { GetPromptResult, ReadResourceResult, Tool } from "../mcp/types.ts";
+import { ApprovalGate, type Approver } from "../security/policy.ts";
+import { RateLimiter, type RateLimiterOptions } from "../security/rate-limit.ts";
+import { Redactor } from "../security/redact.ts";
+import { Emitter } from "../util/emitter.ts";
+import { auditRecord, type AuditArgsMode } from "./audit.ts";
+import { redactStrings, runToolCall, type CallContext, type ToolCallOptions } from "./call.ts";
+import { ToolCatalog } from "./catalog.ts";
+import { ServerConnection, type ConnectionOptions } from "./connection.ts";
+import type { McpManagerEvents, ServerState, WarningKind } from "./events.ts";
+import { guardProcess } from "./process-guard.ts";
+import * as res from "./resources.ts";
+
+export const DEFAULT_MAX_SERVERS = 10;
+export const DEFAULT_MAX_TOOLS = 100;
+export const DEFAULT_READY_TIMEOUT_MS = 30_000;
+
+export interface McpManagerOptions extends Omit<ConnectionOptions, "redactor"> {
+  /** The session's redactor; share it with everything else that logs. Default: a new one. */
+  redactor?: Redactor;
+  /** Servers per manager; configs beyond it are dropped with a warning. Default 10. */
+  maxServers?: number;
+  /** Tools exposed in total; the rest are dropped (config order, then tool order) with a warning. Default 100. */
+  maxTools?: number;
+  /** Asked before the first call to each tool of an `untrusted` server. Without it such calls are refused. */
+  approve?: Approver;
+  /** Per-server token bucket. Default 100 calls per minute; `false` turns it off. */
+  rateLimit?: RateLimiterOptions | false;
+  /** Globs on bridged names applied to every server, on top of each server's own `allow`/`deny`. */
+  allow?: string[];
+  deny?: string[];
+  /** Replaces the `mcp__<server>__<tool>` naming scheme. */
+  naming?: NamingFunction;
+  /** Cap on bridged names. Default 64. */
+  maxNameLength?: number;
+  /** Size limits of one tool result (default 64 KiB of text, 5 MiB of binary). */
+  resultLimits?: ResultLimits;
+  /** Untrusted content: wrap in markers (default true) and scan for injection (default true). */
+  untrusted?: { wrap?: boolean; detect?: boolean; nonce?: string };
+  /** How arguments appear in audit events. Default `redacted`. */
+  auditArgs?: AuditArgsMode;
+  /** Replace known secrets in tool results too. Default true. */
+  redactResults?: boolean;
+  /** Install the exit/SIGINT/SIGTERM handlers that kill children. Default true. */
+  processGuard?: boolean;
+}
+
+/** One server's state for a status display. Every string is redacted. */
+export interface ServerStatus {
+  name: string;
+  state: ServerState;
+  transport: TransportKind;
+  trust: TrustLevel;
+  /** The negotiated MCP version, while connected. */
+  protocolVersion?: string;
+  /** `serverInfo.name` from the handshake, while connected. */
+  serverName?: string;
+  /** Tools the server lists (last known). */
+  tools: number;
+  /** Of those, tools exposed (after policy and the tool limit). */
+  exposed: number;
+  restarts: number;
+  /** The current (or last) stdio child. */
+  pid?: number;
+  lastError?: string;
+  /** When `state` was entered, ms since the epoch. */
+  since: number;
+}
+
+/** The outcome of {@link McpManager.ready}: server names by where they stand. */
+export interface ReadyReport {
+  ready: string[];
+  failed: string[];
+  /** Still connecting or restarting when the bound ran out. */
+  pending: string[];
+}
+
+export type { ToolCallOptions } from "./call.ts";
+
+const EMPTY: readonly Tool[] = Object.freeze([]);
+
+export class McpManager extends Emitter<McpManagerEvents> {
+  /** The session's redactor: every secret the manager resolves is added to it. */
+  readonly redactor: Redactor;
+  private readonly options: McpManagerOptions;
+  private readonly connections = new Map<string, ServerConnection>();
+  private readonly catalog: ToolCatalog;
+  private readonly gate: ApprovalGate;
+  private readonly limiter: RateLimiter | undefined;
+  private readonly wrapper: UntrustedWrapper;
+  private readonly callContext: CallContext;
+  private readonly maxServers: number;
+  private release: (() => void) | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: McpManagerOptions = {}) {
+    super();
+    this.options = options;
+    this.redactor = options.redactor ?? new Redactor();
+    this.maxServers = positive(options.maxServers ?? DEFAULT_MAX_SERVERS, "maxServers");
+    const namer = new ToolNamer({ maxLength: options.maxNameLength, naming: options.naming });
+    const policy = { allow: options.allow, deny: options.deny };
+    this.catalog = new ToolCatalog({ namer, maxTools: positive(options.maxTools ?? DEFAULT_MAX_TOOLS, "maxTools"), policy });
+    this.gate = new ApprovalGate(options.approve);
+    this.limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {});
+    this.wrapper = this.makeWrapper();
+    this.callContext = {
+      catalog: this.catalog,
+      connection: (server) => this.connections.get(server),
+      limiter: this.limiter,
+      gate: this.gate,
+      redactor: this.redactor,
+      wrapperFor: (server) => this.wrapperFor(server),
+      limits: options.resultLimits ?? {},
+      redactResults: options.redactResults ?? true,
+      audit: (input) => this.emit("audit", auditRecord(input, this.redactor, options.auditArgs)),
+    };
+    if (options.processGuard !== false) {
+      this.release = guardProcess({ killChildrenSync: () => this.killChildrenSync(), close: () => this.close() });
+    }
+  }
+
+  /** The nonce of this session's untrusted-content markers. */
+  get nonce(): string {
+    return this.wrapper.nonce;
+  }
+
+  /** A paragraph for the system prompt explaining the untrusted-content markers. */
+  instructions(): string {
+    return this.wrapper.instructions();
+  }
+
+  /**
+   * Every event goes out through the redactor: each string in it (keys included) has every
+   * known secret replaced. Audit arguments have already been through `redactValue`, which
+   * also blanks values under credential-like keys.
+   */
+  override emit<K extends keyof McpManagerEvents>(event: K, payload: McpManagerEvents[K]): number {
+    return super.emit(event, redactStrings(this.redactor, payload));
+  }
+
+  /**
+   * Starts every new server in parallel, each under its own timeout, and resolves once each
+   * one's first attempt has settled (ready, failed, or a restart scheduled). One server failing
+   * or hanging never blocks or fails the others; this never rejects for a server's sake.
+   * Disabled configs are skipped; a name already in use, and servers beyond `maxServers`, are
+   * dropped with a warning. Returns the status of every server.
+   */
+  async connect(configs: readonly McpServerConfig[]): Promise<ServerStatus[]> {
+    if (this.closing !== undefined) throw new BridgeError("CLOSED", "McpManager.connect: the manager is closed");
+    const added: ServerConnection[] = [];
+    const overLimit: string[] = [];
+    for (const raw of configs) {
+      const config = withDefaults(raw);
+      if (!config.enabled) continue;
+      if (this.connections.has(config.name)) {
+        this.warn("duplicate_server", `server ${JSON.stringify(config.name)} is already in this session; the second config was ignored`, config.name);
+        continue;
+      }
+      if (this.connections.size >= this.maxServers) {
+        overLimit.push(config.name);
+        continue;
+      }
+      const connection = this.createConnection(config);
+      this.connections.set(config.name, connection);
+      added.push(connection);
+    }
+    if (overLimit.length > 0) {
+      this.emit("warning", {
+        kind: "server_limit",
+        message: `the limit of ${this.maxServers} servers per session was reached; not started: ${overLimit.map((n) => JSON.stringify(n)).join(", ")}`,
+        dropped: overLimit,
+        at: Date.now(),
+      });
+    }
+    await Promise.all(added.map((c) => c.start()));
+    return this.status();
+  }
+
+  /**
+   * Resolves when every server is `ready` or `failed` (or closed), or after `timeoutMs`
+   * (default 30 s), whichever is first; never rejects. For a first prompt that may wait for
+   * servers still starting.
+   */
+  async ready(timeoutMs: number = DEFAULT_READY_TIMEOUT_MS): Promise<ReadyReport> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    try {
+      await Promise.race([Promise.all([...this.connections.values()].map((c) => c.whenSettled())), bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+    const report: ReadyReport = { ready: [], failed: [], pending: [] };
+    for (const c of this.connections.values()) {
+      if (c.state === "ready") report.ready.push(c.name);
+      else if (c.state === "failed" || c.state === "closed") report.failed.push(c.name);
+      else report.pending.push(c.name);
+    }
+    return report;
+  }
+
+  /**
+   * The exposed tools: every ready (or restarting) server's tools under bridged names, after
+   * the allow/deny policy and the tool limit. Tool lists older than the cache TTL are re-read
+   * first; the schemas are the servers' own objects.
+   */
+  async tools(): Promise<BridgedTool[]> {
+    await Promise.all([...this.connections.values()].map((c) => c.refreshTools()));
+    this.refreshCatalog();
+    return this.catalog.list();
+  }
+
+  /**
+   * Calls a tool by its bridged name. Never throws: unknown names, policy refusals, denied
+   * approvals, rate limits, servers restarting or failed, timeouts, crashes and protocol
+   * errors all come back as `isError` results with a readable message.
+   */
+  callTool(name: string, args: Record<string, unknown> = {}, options: ToolCallOptions = {}): Promise<BridgedResult> {
+    return runToolCall(this.callContext, name, args, options);
+  }
+
+  /** Every resource of the servers that expose them, each tagged with its server. */
+  listResources(options: CallOptions = {}): Promise<res.ManagedResource[]> {
+    return res.listResourcesAcross(this.resourceDeps(), options);
+  }
+
+  /** Reads a resource; throws {@link res.ManagerError} when refused or failed. */
+  readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    return res.readResourceFrom(this.resourceDeps(), server, uri, options);
+  }
+
+  /** Reads resources into one size-capped context block (untrusted text wrapped). */
+  resourceContext(refs: readonly { server: string; uri: string }[], options: CallOptions & { maxBytes?: number } = {}): Promise<res.ManagedResourceContext> {
+    return res.resourceContextFor(this.resourceDeps(), refs, { ...options, wrapper: this.wrapper });
+  }
+
+  /** Every prompt of the ready servers, each tagged with its server. */
+  listPrompts(options: CallOptions = {}): Promise<res.ManagedPrompt[]> {
+    return res.listPromptsAcross(this.resourceDeps(), options);
+  }
+
+  /** Gets a prompt; throws {@link res.ManagerError} when refused or failed. */
+  getPrompt(server: string, name: string, args: Record<string, string> = {}, options: CallOptions = {}): Promise<GetPromptResult> {
+    return res.getPromptFrom(this.resourceDeps(), server, name, args, options);
+  }
+
+  /** One entry per server, in config order. */
+  status(): ServerStatus[] {
+    const exposed = new Map<string, number>();
+    for (const tool of this.catalog.list()) exposed.set(tool.server, (exposed.get(tool.server) ?? 0) + 1);
+    return [...this.connections.values()].map((c) => {
+      const s: ServerStatus = {
+        name: c.name,
+        state: c.state,
+        transport: c.config.transport,
+        trust: c.config.trust,
+        tools: c.tools?.length ?? 0,
+        exposed: exposed.get(c.name) ?? 0,
+        restarts: c.restarts,
+        since: c.since,
+      };
+      if (c.protocolVersion !== undefined) s.protocolVersion = c.protocolVersion;
+      if (c.serverInfo?.name !== undefined) s.serverName = c.serverInfo.name;
+      if (c.pid !== undefined) s.pid = c.pid;
+      if (c.lastError !== undefined) s.lastError = c.lastError;
+      return redactStrings(this.redactor, s);
+    });
+  }
+
+  /** Closes one server and removes it (and its tools) from the session. */
+  async remove(name: string): Promise<void> {
+    const connection = this.connections.get(name);
+    if (connection === undefined) return;
+    this.connections.delete(name);
+    this.catalog.removeServer(name);
+    this.limiter?.delete(name);
+    this.refreshCatalog();
+    await connection.close();
+  }
+
+  /** Closes every server in parallel; resolves when every child process is gone. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.connections.values()].map((c) => c.close()));
+      this.release?.();
+      this.release = undefined;
+    })();
+    return this.closing;
+  }
+
+  /** SIGKILLs every child of every server now (used by the process guard on exit). */
+  killChildrenSync(): void {
+    for (const c of this.connections.values()) c.killChildrenSync();
+  }
+
+  private createConnection(config: ResolvedServerConfig): ServerConnection {
+    const connection = new ServerConnection(config, { ...this.options, redactor: this.redactor });
+    connection.on("state", (change) => {
+      this.emit("state", change);
+      if (change.to !== "connecting") this.refreshCatalog();
+    });
+    connection.on("toolsChanged", () => this.refreshCatalog());
+    connection.on("log", (entry) => this.emit("log", entry));
+    connection.on("warning", (warning) => this.emit("warning", warning));
+    return connection;
+  }
+
+  private refreshCatalog(): void {
+    const servers = [...this.connections.values()].map((c) => ({
+      config: c.config,
+      tools: c.state === "failed" || c.state === "closed" ? EMPTY : (c.tools ?? EMPTY),
+    }));
+    const update = this.catalog.update(servers);
+    for (const { server, names } of update.duplicates) {
+      this.emit("warning", {
+        kind: "duplicate_tool",
+        server,
+        message: `server ${JSON.stringify(server)} lists these tool names more than once; the first listing is used: ${names.join(", ")}`,
+        dropped: names,
+        at: Date.now(),
+      });
+    }
+    if (update.dropped !== undefined && update.dropped.length > 0) {
+      const shown = update.dropped.slice(0, 20).join(", ") + (update.dropped.length > 20 ? `, and ${update.dropped.length - 20} more` : "");
+      this.emit("warning", {
+        kind: "tool_limit",
+        message: `the limit of ${this.catalog.size} tools per session was reached; ${update.dropped.length} tools were left out: ${shown}`,
+        dropped: update.dropped,
+        at: Date.now(),
+      });
+    }
+    const { change } = update;
+    if (change.added.length + change.removed.length + change.changed.length > 0) this.emit("toolsChanged", change);
+  }
+
+  private makeWrapper(server?: string): UntrustedWrapper {
+    const u = this.options.untrusted ?? {};
+    return new UntrustedWrapper({
+      nonce: this.wrapper?.nonce ?? u.nonce,
+      enabled: u.wrap ?? true,
+      detect: u.detect ?? true,
+      onWarning: (finding, source) =>
+        this.emit("warning", {
+          kind: "injection",
+          ...(server === undefined ? {} : { server }),
+          rule: finding.rule,
+          source,
+          message: `untrusted content from ${source} looks like a prompt injection: ${finding.description}: ${JSON.stringify(finding.excerpt)}`,
+          at: Date.now(),
+        }),
+    });
+  }
+
+  private wrapperFor(server: string): UntrustedWrapper | undefined {
+    const connection = this.connections.get(server);
+    if (connection === undefined || connection.config.trust !== "untrusted") return undefined;
+    return this.makeWrapper(server);
+  }
+
+  private resourceDeps(): res.ResourceDeps {
+    return {
+      connections: () => [...this.connections.values()],
+      connection: (server) => this.connections.get(server),
+      redactor: this.redactor,
+      wrapperFor: (server) => this.wrapperFor(server),
+      warn: (kind, server, message) => this.warn(kind, message, server),
+    };
+  }
+
+  private warn(kind: WarningKind, message: string, server?: string): void {
+    this.emit("warning", { kind, message, ...(server === undefined ? {} : { server }), at: Date.now() });
+  }
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`McpManager: ${name} must be a positive integer, got ${value}`);
+  return value;
+}

@@ -1,0 +1,60 @@
+/** ToolCatalog: naming, policy before limits, deterministic drops, change reports, refusals. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ToolNamer } from "../../src/bridge/naming.ts";
+import { withDefaults } from "../../src/config/parse-common.ts";
+import type { McpServerConfig } from "../../src/config/types.ts";
+import { ToolCatalog } from "../../src/manager/catalog.ts";
+import type { Tool } from "../../src/mcp/types.ts";
+
+const tool = (name: string, description?: string): Tool => ({ name, description, inputSchema: { type: "object" } });
+const cfg = (name: string, extra: Partial<McpServerConfig> = {}) => withDefaults({ name, transport: "stdio", command: "/bin/true", ...extra });
+
+test("config order, then tool order, decides what the limit keeps; the drop is reported once", () => {
+  const catalog = new ToolCatalog({ namer: new ToolNamer(), maxTools: 3 });
+  const a = [tool("z"), tool("y")];
+  const b = [tool("x"), tool("w")];
+  const first = catalog.update([{ config: cfg("a"), tools: a }, { config: cfg("b"), tools: b }]);
+  assert.deepEqual(catalog.list().map((t) => t.name), ["mcp__a__z", "mcp__a__y", "mcp__b__x"]);
+  assert.deepEqual(first.dropped, ["mcp__b__w"]);
+  assert.deepEqual(first.change.added, ["mcp__a__z", "mcp__a__y", "mcp__b__x"]);
+  const again = catalog.update([{ config: cfg("a"), tools: a }, { config: cfg("b"), tools: b }]);
+  assert.equal(again.dropped, undefined, "an unchanged drop is not reported again");
+  assert.deepEqual(again.change, { added: [], removed: [], changed: [], count: 3 });
+  assert.equal(catalog.refusal("mcp__b__w").kind, "limit");
+  assert.equal(catalog.refusal("mcp__c__v").kind, "unknown_tool");
+});
+
+test("denied tools take no place under the limit; the refusal explains the pattern", () => {
+  const catalog = new ToolCatalog({ namer: new ToolNamer(), maxTools: 2, policy: { deny: ["*secret*"] } });
+  const config = cfg("s", { deny: ["mcp__s__rm"] });
+  catalog.update([{ config, tools: [tool("rm"), tool("secret_read"), tool("ls"), tool("cat")] }]);
+  assert.deepEqual(catalog.list().map((t) => t.name), ["mcp__s__ls", "mcp__s__cat"]);
+  const rm = catalog.refusal("mcp__s__rm");
+  assert.equal(rm.kind, "policy");
+  assert.match(rm.message, /deny pattern "mcp__s__rm"/);
+  assert.equal(catalog.refusal("mcp__s__secret_read").kind, "policy");
+});
+
+test("changes: added, removed and changed definitions; an empty list releases a server's tools", () => {
+  const catalog = new ToolCatalog({ namer: new ToolNamer(), maxTools: 10 });
+  catalog.update([{ config: cfg("a"), tools: [tool("one", "1"), tool("two")] }]);
+  const next = catalog.update([{ config: cfg("a"), tools: [tool("one", "uno"), tool("three")] }]);
+  assert.deepEqual(next.change, { added: ["mcp__a__three"], removed: ["mcp__a__two"], changed: ["mcp__a__one"], count: 2 });
+  const same = catalog.update([{ config: cfg("a"), tools: [tool("one", "uno"), tool("three")] }]);
+  assert.deepEqual(same.change.changed, [], "equal definitions in new objects are not a change");
+  const gone = catalog.update([{ config: cfg("a"), tools: [] }]);
+  assert.deepEqual(gone.change.removed.sort(), ["mcp__a__one", "mcp__a__three"]);
+  assert.equal(catalog.get("mcp__a__one"), undefined);
+});
+
+test("duplicates within a server are reported; entries lead back to the server's tool", () => {
+  const catalog = new ToolCatalog({ namer: new ToolNamer(), maxTools: 10 });
+  const t = tool("dup");
+  const update = catalog.update([{ config: cfg("a", { toolPrefix: "p" }), tools: [t, tool("dup")] }]);
+  assert.deepEqual(update.duplicates, [{ server: "a", names: ["dup"] }]);
+  const entry = catalog.get("mcp__p__dup");
+  assert.equal(entry?.tool, t);
+  assert.equal(entry?.config.name, "a");
+  assert.equal(entry?.bridged.originalName, "dup");
+});

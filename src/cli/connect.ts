@@ -1,18 +1,55 @@
 /**
- * How the CLI reaches a server: from `-- <command> [args...]` (stdio), with the stderr of the
- * server kept for the error message when it fails.
+ * How the CLI reaches a server: from `-- <command> [args...]` (stdio) or from `--url <url>`
+ * (Streamable HTTP, legacy HTTP+SSE, or auto).
  */
 import { McpClient } from "../mcp/client.ts";
+import { AutoHttpClientTransport } from "../transport/http-auto.ts";
+import { StreamableHttpClientTransport } from "../transport/http-client.ts";
+import { SseClientTransport } from "../transport/sse-client.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
+import type { Transport } from "../transport/transport.ts";
 import type { InitializeResult } from "../mcp/types.ts";
 import { UsageError } from "./args.ts";
 
 export interface ConnectedServer {
   client: McpClient;
-  transport: StdioClientTransport;
+  transport: Transport;
+  /** The spawned process id (stdio only). */
+  pid: number | undefined;
+  /** What was reached: the resolved command path, or the URL and the transport chosen. */
+  target: string;
   init: InitializeResult;
-  /** Time from spawn to a completed handshake, ms. */
+  /** Time from spawn (or first request) to a completed handshake, ms. */
   readyMs: number;
+}
+
+export type HttpTransportChoice = "auto" | "http" | "sse";
+
+export interface UrlTarget {
+  url: string;
+  transport: HttpTransportChoice;
+  headers: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** Connects to a remote server over HTTP; closes everything on failure. */
+export async function connectUrl(target: UrlTarget): Promise<ConnectedServer> {
+  const options = { url: target.url, headers: target.headers };
+  const transport =
+    target.transport === "http"
+      ? new StreamableHttpClientTransport(options)
+      : target.transport === "sse"
+        ? new SseClientTransport(options)
+        : new AutoHttpClientTransport(options);
+  const client = newClient(target.timeoutMs);
+  const started = performance.now();
+  const init = await client.connect(transport);
+  const chosen = transport instanceof AutoHttpClientTransport ? `auto: ${transport.selected}` : target.transport;
+  return { client, transport, pid: undefined, target: `${target.url} (${chosen})`, init, readyMs: performance.now() - started };
+}
+
+function newClient(timeoutMs: number | undefined): McpClient {
+  return new McpClient({ clientInfo: { name: "mcp-bridge-cli", version: "0.1.0" }, connectTimeoutMs: timeoutMs });
 }
 
 export interface StdioTarget {
@@ -39,8 +76,15 @@ export async function connectStdio(target: StdioTarget): Promise<ConnectedServer
     name: target.name,
     onStderr: target.onStderr,
   });
-  const client = new McpClient({ clientInfo: { name: "mcp-bridge-cli", version: "0.1.0" }, connectTimeoutMs: target.timeoutMs });
+  const client = newClient(target.timeoutMs);
   const started = performance.now();
   const init = await client.connect(transport);
-  return { client, transport, init, readyMs: performance.now() - started };
+  return {
+    client,
+    transport,
+    pid: transport.pid,
+    target: transport.resolvedCommand ?? command,
+    init,
+    readyMs: performance.now() - started,
+  };
 }

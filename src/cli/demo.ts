@@ -75,7 +75,7 @@ export async function runDemo(io: { out: (t: string) => void }): Promise<number>
     return result.isError ? 1 : 0;
   } finally {
     await Promise.all(outcomes.map((o) => o.connected?.client.close()));
-    const pids = outcomes.map((o) => o.connected?.transport.pid).filter((p): p is number => p !== undefined);
+    const pids = outcomes.map((o) => o.connected?.pid).filter((p): p is number => p !== undefined);
     io.out(`\nshut down ${pids.length} server processes (pids ${pids.join(", ")}) in ${(performance.now() - began).toFixed(0)} ms total`);
   }
 }

@@ -3,8 +3,8 @@
  */
 import { errorMessage } from "../jsonrpc/errors.ts";
 import type { CallToolResult, Prompt, Resource, ResourceTemplate, Tool } from "../mcp/types.ts";
-import { intFlag, type ParsedArgs, UsageError } from "./args.ts";
-import { connectStdio, type ConnectedServer } from "./connect.ts";
+import { flag, intFlag, type ParsedArgs, UsageError } from "./args.ts";
+import { connectStdio, connectUrl, type ConnectedServer, type HttpTransportChoice } from "./connect.ts";
 import { oneLine, table } from "./format.ts";
 
 interface Io {
@@ -21,7 +21,33 @@ function envFlags(args: ParsedArgs): Record<string, string> {
   return env;
 }
 
+/** Parses repeated `--header 'Name: value'` flags. */
+function headerFlags(args: ParsedArgs): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const h of args.flags.get("header") ?? []) {
+    const colon = h.indexOf(":");
+    if (colon <= 0) throw new UsageError(`--header expects 'Name: value', got a value without a name`);
+    headers[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
 async function open(args: ParsedArgs): Promise<ConnectedServer> {
+  const url = flag(args, "url");
+  const transport = flag(args, "transport");
+  if (url !== undefined) {
+    if (args.command.length > 0) throw new UsageError("give either --url or -- <command>, not both");
+    if (transport !== undefined && !["auto", "http", "sse"].includes(transport)) {
+      throw new UsageError(`--transport must be auto, http or sse, got ${JSON.stringify(transport)}`);
+    }
+    return connectUrl({
+      url,
+      transport: (transport ?? "auto") as HttpTransportChoice,
+      headers: headerFlags(args),
+      timeoutMs: intFlag(args, "timeout", 30_000),
+    });
+  }
+  if (transport !== undefined || args.flags.has("header")) throw new UsageError("--transport and --header need --url");
   return connectStdio({
     command: args.command,
     env: envFlags(args),
@@ -45,7 +71,7 @@ export async function runInspect(args: ParsedArgs, io: Io): Promise<number> {
     const prompts = await optionalList<Prompt>(caps.prompts !== undefined, () => server.client.listPrompts());
     if (args.flags.has("json")) {
       io.out(JSON.stringify({
-        command: server.transport.resolvedCommand,
+        target: server.target,
         protocolVersion: server.init.protocolVersion,
         serverInfo: server.init.serverInfo,
         capabilities: caps,
@@ -59,7 +85,7 @@ export async function runInspect(args: ParsedArgs, io: Io): Promise<number> {
     }
     const info = server.init.serverInfo;
     io.out(`server    ${info.name} ${info.version}${info.title ? ` (${info.title})` : ""}`);
-    io.out(`command   ${server.transport.resolvedCommand ?? args.command[0]}`);
+    io.out(`target    ${server.target}`);
     io.out(`protocol  ${server.init.protocolVersion}`);
     io.out(`ready in  ${server.readyMs.toFixed(0)} ms`);
     io.out(`caps      ${Object.keys(caps).join(", ") || "(none)"}`);

@@ -3,8 +3,8 @@
  * The `mcp-bridge` command line.
  *
  *   mcp-bridge demo
- *   mcp-bridge inspect [--json] -- <command> [args...]
- *   mcp-bridge call [--json] <tool> '<json args>' -- <command> [args...]
+ *   mcp-bridge inspect [--json] (-- <command> [args...] | --url <url> [--transport auto|http|sse] [--header 'Name: value']...)
+ *   mcp-bridge call [--json] <tool> '<json args>' (-- <command> [args...] | --url <url> ...)
  */
 import { pathToFileURL } from "node:url";
 import { BridgeError, RpcError, errorMessage } from "../jsonrpc/errors.ts";
@@ -14,10 +14,13 @@ import { runCall, runInspect } from "./inspect.ts";
 
 const USAGE = `usage:
   mcp-bridge demo
-  mcp-bridge inspect [--json] [--env NAME=value]... [--inherit-env] [--timeout ms] -- <command> [args...]
-  mcp-bridge call [--json] [--env NAME=value]... [--inherit-env] [--timeout ms] <tool> '<json args>' -- <command> [args...]`;
+  mcp-bridge inspect [--json] [--timeout ms] <server>
+  mcp-bridge call [--json] [--timeout ms] <tool> '<json args>' <server>
+where <server> is one of
+  [--env NAME=value]... [--inherit-env] -- <command> [args...]      a stdio server
+  --url <url> [--transport auto|http|sse] [--header 'Name: value']...  a remote server`;
 
-const SPEC = { valued: ["env", "timeout"], boolean: ["json", "inherit-env", "help"] };
+const SPEC = { valued: ["env", "timeout", "url", "transport", "header"], boolean: ["json", "inherit-env", "help"] };
 
 /** Runs the CLI; returns the exit code. Output goes through `out`/`err` so tests can capture it. */
 export async function main(argv: readonly string[], out = (t: string) => console.log(t), err = (t: string) => console.error(t)): Promise<number> {

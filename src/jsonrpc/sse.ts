@@ -33,7 +33,10 @@ export interface SseParserOptions {
  * Feed text (decode bytes with a streaming `TextDecoder` first).
  */
 export class SseParser {
-  /** The last event id seen (per the spec it persists across events). */
+  /**
+   * The id of the last *complete* event that had one (it persists across events). An `id`
+   * line counts only once the blank line ending its event arrives.
+   */
   lastEventId = "";
   /** The last valid `retry` value, ms. */
   retry: number | undefined;
@@ -57,6 +60,9 @@ export class SseParser {
   feed(text: string): SseEvent[] {
     if (this.failed) throw new BridgeError("LIMIT_EXCEEDED", "SSE parser stopped after an oversized event; reset() first");
     const out: SseEvent[] = [];
+    // An empty chunk (a streaming decoder holding a partial UTF-8 sequence returns "") must
+    // not clear `sawCr`: the LF of a CRLF may still follow.
+    if (text.length === 0) return out;
     let chunk = text;
     if (!this.started && chunk.length > 0) {
       this.started = true;
@@ -137,7 +143,6 @@ export class SseParser {
       case "id":
         if (!value.includes("\0")) {
           this.eventId = value;
-          this.lastEventId = value;
         }
         break;
       case "retry":
@@ -152,6 +157,9 @@ export class SseParser {
   }
 
   private dispatch(out: SseEvent[]): void {
+    // The id counts only once its event is complete: a stream cut off inside an event must be
+    // resumed from the previous id, or that event is lost (WHATWG: set at dispatch time).
+    if (this.eventId !== undefined) this.lastEventId = this.eventId;
     if (this.data.length > 0) {
       const ev: SseEvent = { event: this.eventType || "message", data: this.data.join("\n") };
       if (this.eventId !== undefined) ev.id = this.eventId;

@@ -1,0 +1,179 @@
+/**
+ * `transport: "auto"`: Streamable HTTP first, legacy HTTP+SSE as the fallback, decided by the
+ * answer to the `initialize` POST (MCP 2025-11-25, "backwards compatibility"):
+ * - 2xx: Streamable HTTP.
+ * - 400, 404 or 405: GET the same URL as a legacy SSE stream, wait for its `endpoint`, and
+ *   replay the `initialize` there.
+ * - 401/403 (an `AuthError`), any other status, a network failure or a timeout: the error
+ *   goes to the caller as is. Authorization failures never trigger the fallback.
+ */
+import { BridgeError } from "../jsonrpc/errors.ts";
+import type { JsonRpcMessage } from "../jsonrpc/message.ts";
+import { AuthError } from "./auth-error.ts";
+import { StreamableHttpClientTransport, type HttpClientOptions } from "./http-client.ts";
+import { httpUrl, normalizeHeaders } from "./http-request.ts";
+import { SseClientTransport } from "./sse-client.ts";
+import type { Transport } from "./transport.ts";
+
+const FALLBACK_STATUSES: ReadonlySet<unknown> = new Set([400, 404, 405]);
+
+/**
+ * ```ts
+ * const transport = new AutoHttpClientTransport({ url: "https://example.com/mcp" });
+ * await new McpClient().connect(transport);
+ * transport.selected // "streamable-http" or "sse"
+ * ```
+ */
+export class AutoHttpClientTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (reason?: Error) => void;
+  /** Forwarded from the Streamable HTTP transport (see its `onsessionexpired`). */
+  onsessionexpired?: () => void;
+
+  private readonly options: HttpClientOptions;
+  private inner: StreamableHttpClientTransport | SseClientTransport | undefined;
+  private choosing: Promise<void> | undefined;
+  /** The Streamable HTTP transport while its initialize POST decides; close() must reach it. */
+  private probing: StreamableHttpClientTransport | undefined;
+  private which: "streamable-http" | "sse" | undefined;
+  private version: string | undefined;
+  private closed = false;
+  private closeNotified = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: HttpClientOptions) {
+    // Fail at construction on a bad URL or header, as the concrete transports do.
+    httpUrl(options.url, "auto HTTP transport");
+    normalizeHeaders(options.headers, "auto HTTP transport");
+    this.options = options;
+  }
+
+  /** The transport in use, once the `initialize` POST decided it. */
+  get selected(): "streamable-http" | "sse" | undefined {
+    return this.which;
+  }
+
+  /** The Streamable HTTP session id, if that transport was selected and the server gave one. */
+  get sessionId(): string | undefined {
+    return this.inner instanceof StreamableHttpClientTransport ? this.inner.sessionId : undefined;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.version = version;
+    this.inner?.setProtocolVersion(version);
+  }
+
+  start(): Promise<void> {
+    return this.closed ? Promise.reject(closedError()) : Promise.resolve();
+  }
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    if (this.closed) throw closedError();
+    if (this.inner) return this.inner.send(message);
+    if (this.choosing) {
+      await this.choosing.catch(() => undefined);
+      if (this.closed) throw closedError();
+      const chosen = this.current();
+      if (!chosen) throw new BridgeError("NOT_CONNECTED", "auto HTTP transport: the initialize that chooses the transport failed");
+      return chosen.send(message);
+    }
+    const isInitialize = !Array.isArray(message) && "method" in message && message.method === "initialize";
+    if (!isInitialize) {
+      const http = this.streamable();
+      this.use(http, "streamable-http");
+      return http.send(message);
+    }
+    const done = this.probe(message).finally(() => {
+      this.probing = undefined;
+    });
+    this.choosing = done;
+    return done;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      await Promise.all([this.inner?.close(), this.probing?.close()]);
+      this.notifyClose(undefined);
+    })();
+    return this.closing;
+  }
+
+  private async probe(initialize: JsonRpcMessage): Promise<void> {
+    const http = this.streamable();
+    this.wire(http);
+    this.probing = http;
+    try {
+      await http.send(initialize);
+      this.use(http, "streamable-http");
+      return;
+    } catch (err) {
+      const status = err instanceof BridgeError && err.code === "HTTP_ERROR" ? err.details.status : undefined;
+      if (!FALLBACK_STATUSES.has(status) || this.closed) {
+        this.use(http, "streamable-http");
+        throw err;
+      }
+      http.onclose = undefined;
+      http.onmessage = undefined;
+      http.onerror = undefined;
+      await http.close();
+      if (this.closed) throw closedError();
+      this.options.onLog?.(`initialize POST answered ${String(status)}; falling back to the legacy HTTP+SSE transport`);
+    }
+    const sse = new SseClientTransport(this.options);
+    this.wire(sse);
+    this.use(sse, "sse");
+    try {
+      await sse.start();
+    } catch (err) {
+      if (err instanceof AuthError) throw err;
+      const e = err as Error;
+      throw new BridgeError(
+        err instanceof BridgeError ? err.code : "HTTP_ERROR",
+        `neither transport worked: the Streamable HTTP initialize POST was refused, and the legacy SSE stream failed: ${e.message}`,
+        { cause: err, details: err instanceof BridgeError ? { ...err.details } : {} },
+      );
+    }
+    if (this.closed) throw closedError();
+    await sse.send(initialize);
+  }
+
+  /** Read through a method: TypeScript keeps `this.inner` narrowed across an await. */
+  private current(): Transport | undefined {
+    return this.inner;
+  }
+
+  private streamable(): StreamableHttpClientTransport {
+    const t = new StreamableHttpClientTransport(this.options);
+    t.onsessionexpired = () => this.onsessionexpired?.();
+    return t;
+  }
+
+  private wire(t: Transport): void {
+    t.onmessage = (m) => this.onmessage?.(m);
+    t.onerror = (e) => this.onerror?.(e);
+    t.onclose = (reason) => {
+      if (t === this.inner) this.notifyClose(reason);
+    };
+  }
+
+  private use(t: StreamableHttpClientTransport | SseClientTransport, which: "streamable-http" | "sse"): void {
+    if (this.inner === t) return;
+    if (!t.onmessage) this.wire(t);
+    this.inner = t;
+    this.which = which;
+    if (this.version !== undefined) t.setProtocolVersion(this.version);
+  }
+
+  private notifyClose(reason: Error | undefined): void {
+    if (this.closeNotified) return;
+    this.closeNotified = true;
+    this.closed = true;
+    this.onclose?.(reason);
+  }
+}
+
+function closedError(): BridgeError {
+  return new BridgeError("CLOSED", "auto HTTP transport is closed");
+}

@@ -1,0 +1,365 @@
+/**
+ * The client side of MCP Streamable HTTP (2025-03-26 .. 2025-11-25) over node:http/node:https.
+ *
+ * How `send()` settles, and how failures reach the caller (the peer rejects a request whose
+ * `send()` rejects, with that very error):
+ * - a request: `send()` resolves once its response has been delivered to `onmessage`, and
+ *   rejects with a typed error when the exchange fails first: `AuthError` (401/403),
+ *   `BridgeError HTTP_ERROR` (any other status, naming it; a wrong content type; a stream that
+ *   ended before the response and could not be resumed), `PARSE_ERROR` (a JSON reply that is not
+ *   JSON), `LIMIT_EXCEEDED` (a body or event over `maxBodyBytes`). No synthesized JSON-RPC error
+ *   is delivered and `onerror` is not called for these: the caller gets the typed error once.
+ * - a notification or response: `send()` resolves on a 2xx (202 expected) and rejects as above.
+ * - `onerror` gets what belongs to no caller: an SSE event that is not JSON, and failures of
+ *   the GET stream.
+ *
+ * Timeouts: `requestTimeoutMs` bounds each exchange that does not wait on a JSON-RPC result
+ * (notification and response POSTs, the GET stream's headers, resumption GETs, a JSON reply's
+ * body once its headers came). A POST carrying a request lives as long as the request: the
+ * peer's own timeout (or the caller's abort) sends `notifications/cancelled`, and that makes
+ * this transport abort the POST. Used without a peer, a request waits for its reply or close().
+ *
+ * Redirects follow the policy of {@link HttpCall}: same-origin 307/308 only.
+ */
+import type * as http from "node:http";
+import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/message.ts";
+import { ReplyStreams, type Exchange, type StreamHost } from "./http-client-streams.ts";
+import {
+  HttpCall,
+  describeErrorBody,
+  displayUrl,
+  drain,
+  httpUrl,
+  keepAliveAgent,
+  mediaType,
+  normalizeHeaders,
+  readBody,
+  statusError,
+  type HttpMethod,
+} from "./http-request.ts";
+import type { Transport } from "./transport.ts";
+
+export interface HttpClientOptions {
+  url: string | URL;
+  /** Sent on every request (POST, GET, DELETE) to the configured origin, never to another. */
+  headers?: Record<string, string>;
+  /** Per HTTP exchange, ms (see the file comment for what it bounds). Default 60 000. */
+  requestTimeoutMs?: number;
+  /** Largest JSON body or single SSE event, bytes. Default 32 MiB. Over it: `LIMIT_EXCEEDED`. */
+  maxBodyBytes?: number;
+  /** Open the GET stream for server-initiated messages after initialize (405 is fine). Default true. */
+  openGetStream?: boolean;
+  /**
+   * Reconnecting SSE streams: the server's `retry` is honoured (capped at `maxDelayMs`), then
+   * exponential backoff. Defaults 1000 ms, 30 000 ms, 5 attempts in a row.
+   */
+  reconnect?: { initialDelayMs?: number; maxDelayMs?: number; maxAttempts?: number };
+  onLog?: (msg: string) => void;
+  /** Default: a keep-alive agent owned (and destroyed on close) by the transport. */
+  agent?: http.Agent;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
+const DELETE_TIMEOUT_MS = 2_000;
+const POST_ACCEPT = "application/json, text/event-stream";
+const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+/**
+ * ```ts
+ * const transport = new StreamableHttpClientTransport({ url: "https://example.com/mcp",
+ *   headers: { authorization: `Bearer ${token}` } });
+ * await new McpClient().connect(transport);
+ * ```
+ */
+export class StreamableHttpClientTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (reason?: Error) => void;
+  /** Called after a 404 made the transport re-initialize a new session transparently. */
+  onsessionexpired?: () => void;
+
+  private readonly url: URL;
+  private readonly target: string;
+  private readonly configured: Record<string, string>;
+  private readonly timeoutMs: number;
+  private readonly maxBody: number;
+  private readonly wantGetStream: boolean;
+  private readonly log: (msg: string) => void;
+  private readonly agent: http.Agent;
+  private readonly ownAgent: boolean;
+  private readonly live = new Set<HttpCall>();
+  private readonly streams: ReplyStreams;
+  private session: string | undefined;
+  private version: string | undefined;
+  private initParams: unknown;
+  private reinit: Promise<void> | undefined;
+  private reinitCount = 0;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: HttpClientOptions) {
+    this.url = httpUrl(options.url, "Streamable HTTP transport");
+    this.target = displayUrl(this.url);
+    this.configured = normalizeHeaders(options.headers, `Streamable HTTP transport for ${this.target}`);
+    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+    this.wantGetStream = options.openGetStream ?? true;
+    const onLog = options.onLog;
+    this.log = onLog ? (m) => onLog(`${this.target}: ${m}`) : () => undefined;
+    this.ownAgent = options.agent === undefined;
+    this.agent = options.agent ?? keepAliveAgent(this.url);
+    const host: StreamHost = {
+      url: this.url,
+      isClosed: () => this.closed,
+      hasSession: () => this.session !== undefined,
+      openGet: (lastEventId) => this.call("GET", this.getHeaders(lastEventId), undefined, this.timeoutMs),
+      message: (value) => this.emit(value),
+      error: (e) => this.onerror?.(e),
+      log: this.log,
+    };
+    this.streams = new ReplyStreams(host, {
+      maxBody: this.maxBody,
+      initialDelayMs: options.reconnect?.initialDelayMs ?? 1000,
+      maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
+      maxAttempts: options.reconnect?.maxAttempts ?? 5,
+    });
+  }
+
+  /** The session id the server assigned at initialize, if any. */
+  get sessionId(): string | undefined {
+    return this.session;
+  }
+
+  /** The protocol version sent in `MCP-Protocol-Version`, once set. */
+  get protocolVersion(): string | undefined {
+    return this.version;
+  }
+
+  /** Sends `MCP-Protocol-Version: v` on every later request except `initialize`. */
+  setProtocolVersion(v: string): void {
+    this.version = v;
+  }
+
+  start(): Promise<void> {
+    return this.closed ? Promise.reject(closedError()) : Promise.resolve();
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    if (this.closed) return Promise.reject(closedError());
+    let body: string;
+    try {
+      body = JSON.stringify(message);
+    } catch (err) {
+      return Promise.reject(new BridgeError("INVALID_MESSAGE", `message cannot be serialised: ${errorMessage(err)}`));
+    }
+    const single = Array.isArray(message) ? undefined : (message as { method?: unknown; params?: unknown });
+    const method = typeof single?.method === "string" ? single.method : undefined;
+    const ids = requestIds(message);
+    if (ids.length === 0) {
+      const cancelledId = method === "notifications/cancelled" ? (single?.params as { requestId?: unknown } | undefined)?.requestId : undefined;
+      if (typeof cancelledId === "string" || typeof cancelledId === "number") this.streams.cancelled(cancelledId);
+      return this.postOther(body, method ?? "message", false);
+    }
+    const init = method === "initialize";
+    if (init) this.initParams = single?.params;
+    const label = method === undefined ? `batch of ${ids.length} requests` : `request "${method}" (id ${ids[0]})`;
+    const ex = this.streams.track(ids, label, false);
+    this.postRequest(body, init, ex, false).catch((err: Error) => this.streams.finish(ex, err));
+    return ex.promise;
+  }
+
+  /** Aborts everything in flight, DELETEs the session (bounded; 405 fine) and frees the agent. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closed = true;
+    const err = closedError();
+    this.streams.closeAll(err);
+    for (const call of [...this.live]) call.abort(err);
+    if (this.session !== undefined) {
+      const call = this.call("DELETE", this.getHeaders(""), undefined, Math.min(this.timeoutMs, DELETE_TIMEOUT_MS));
+      try {
+        const res = await call.response;
+        await drain(call, res);
+        if (res.statusCode !== 405 && (res.statusCode ?? 0) >= 300) this.log(`DELETE of the session answered ${res.statusCode}`);
+      } catch (e) {
+        this.log(`DELETE of the session failed: ${errorMessage(e)}`);
+      }
+      this.session = undefined;
+    }
+    if (this.ownAgent) this.agent.destroy();
+    this.onclose?.();
+  }
+
+  /** `repeatable`: safe to send again on a fresh connection if a kept-alive one was dead. */
+  private call(method: HttpMethod, headers: http.OutgoingHttpHeaders, body: string | undefined, timeoutMs: number, repeatable = true): HttpCall {
+    if (this.closed && method !== "DELETE") throw closedError();
+    return new HttpCall({
+      method, url: this.url, headers, body, agent: this.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable,
+    });
+  }
+
+  private postHeaders(init: boolean): http.OutgoingHttpHeaders {
+    const h: http.OutgoingHttpHeaders = { ...this.configured, accept: POST_ACCEPT, "content-type": "application/json" };
+    if (!init) {
+      if (this.session !== undefined) h["mcp-session-id"] = this.session;
+      if (this.version !== undefined) h["mcp-protocol-version"] = this.version;
+    }
+    return h;
+  }
+
+  private getHeaders(lastEventId: string): http.OutgoingHttpHeaders {
+    const h: http.OutgoingHttpHeaders = { ...this.configured, accept: "text/event-stream" };
+    if (this.session !== undefined) h["mcp-session-id"] = this.session;
+    if (this.version !== undefined) h["mcp-protocol-version"] = this.version;
+    if (lastEventId !== "") h["last-event-id"] = lastEventId;
+    return h;
+  }
+
+  private async postRequest(body: string, init: boolean, ex: Exchange, retried: boolean): Promise<void> {
+    const sessionAtSend = init ? undefined : this.session;
+    const call = this.call("POST", this.postHeaders(init), body, 0, false);
+    ex.call = call;
+    const res = await call.response;
+    const status = res.statusCode ?? 0;
+    if (status === 404 && sessionAtSend !== undefined) {
+      await drain(call, res);
+      await this.sessionExpired(sessionAtSend, retried, ex.label);
+      if (!ex.done) await this.postRequest(body, init, ex, true);
+      return;
+    }
+    if (status < 200 || status > 299) throw await statusError(call, res, "POST", this.url, ex.label);
+    if (init) this.captureSession(res);
+    const type = mediaType(res);
+    if (type === "text/event-stream") return this.streams.readRequestStream(ex, call, res);
+    if (type === "application/json") {
+      call.arm(this.timeoutMs);
+      const buf = await readBody(call, res, this.maxBody, `reply to ${ex.label}`);
+      let value: unknown;
+      try {
+        value = JSON.parse(buf.toString("utf8"));
+      } catch (err) {
+        throw new BridgeError("PARSE_ERROR", `reply to ${ex.label} is not valid JSON: ${errorMessage(err)}`, { cause: err });
+      }
+      this.streams.deliver(value);
+      if (!ex.done) {
+        const reason = describeErrorBody(buf.toString("utf8"));
+        throw new BridgeError("HTTP_ERROR", `reply to ${ex.label} (${status}) did not contain its response${reason ? `: ${reason}` : ""}`, {
+          details: { status },
+        });
+      }
+      return;
+    }
+    if (status === 202 || status === 204) {
+      await drain(call, res);
+      this.log(`${ex.label} was answered ${status}; its response can only arrive on the GET stream`);
+      return;
+    }
+    call.abort(new BridgeError("HTTP_ERROR", "unexpected content type"));
+    throw new BridgeError(
+      "HTTP_ERROR",
+      `reply to ${ex.label} has content type "${type || "(none)"}"; expected application/json or text/event-stream`,
+      { details: { status, contentType: type } },
+    );
+  }
+
+  /** POSTs a notification or a response: any 2xx will do, the body is ignored. */
+  private async postOther(body: string, what: string, retried: boolean): Promise<void> {
+    const sessionAtSend = this.session;
+    const call = this.call("POST", this.postHeaders(false), body, this.timeoutMs);
+    const res = await call.response;
+    const status = res.statusCode ?? 0;
+    if (status === 404 && sessionAtSend !== undefined) {
+      await drain(call, res);
+      await this.sessionExpired(sessionAtSend, retried, `"${what}"`);
+      return this.postOther(body, what, true);
+    }
+    if (status < 200 || status > 299) throw await statusError(call, res, "POST", this.url, `"${what}"`);
+    await drain(call, res);
+    if (what === "notifications/initialized" && this.wantGetStream) this.streams.startGet();
+  }
+
+  private captureSession(res: http.IncomingMessage): void {
+    const sid = res.headers["mcp-session-id"];
+    if (typeof sid !== "string") return;
+    if (!VISIBLE_ASCII.test(sid)) {
+      throw new BridgeError("HTTP_ERROR", "the server's Mcp-Session-Id is not visible ASCII (0x21-0x7E); refusing it");
+    }
+    this.session = sid;
+  }
+
+  /** A request that carried `expired` got 404: re-initialize once (shared by all who saw it). */
+  private async sessionExpired(expired: string, retried: boolean, label: string): Promise<void> {
+    if (retried) {
+      throw new BridgeError("HTTP_ERROR", `${label}: the server answered 404 (session not found) again right after re-initializing; giving up`, {
+        details: { status: 404 },
+      });
+    }
+    if (this.reinit) return this.reinit;
+    if (this.session !== expired) return; // another request already re-initialized
+    this.reinit = this.reinitialize().finally(() => {
+      this.reinit = undefined;
+    });
+    return this.reinit;
+  }
+
+  private async reinitialize(): Promise<void> {
+    this.session = undefined;
+    this.streams.stopGet(true);
+    if (this.initParams === undefined) {
+      throw new BridgeError("HTTP_ERROR", "the session is gone (404) and no initialize was sent on this transport to replay");
+    }
+    this.log("session expired (404); re-initializing");
+    const id = `mcp-bridge-reinitialize-${++this.reinitCount}`;
+    const ex = this.streams.track([id], "initialize (replayed after the session expired)", true);
+    const body = JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: this.initParams });
+    this.postRequest(body, true, ex, true).catch((err: Error) => this.streams.finish(ex, err));
+    try {
+      await ex.promise;
+    } catch (err) {
+      throw new BridgeError("HTTP_ERROR", `the session expired (404) and re-initializing failed: ${errorMessage(err)}`, { cause: err });
+    }
+    const reply = ex.captured;
+    const result = reply?.result as { protocolVersion?: unknown } | undefined;
+    if (!result) {
+      const why = (reply?.error as { message?: unknown } | undefined)?.message;
+      throw new BridgeError("HTTP_ERROR", `the session expired (404) and the server refused to re-initialize: ${String(why ?? "no result")}`);
+    }
+    if (this.version !== undefined && result.protocolVersion !== this.version) {
+      throw new BridgeError(
+        "HTTP_ERROR",
+        `the session expired (404) and on re-initialize the server chose protocol ${String(result.protocolVersion)}, not ${this.version}`,
+      );
+    }
+    await this.postOther(INITIALIZED, "notifications/initialized", true);
+    this.onsessionexpired?.();
+  }
+
+  private emit(value: unknown): void {
+    try {
+      this.onmessage?.(value);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(errorMessage(err)));
+    }
+  }
+}
+
+/** Ids of the requests in a message or batch (a request has both `method` and `id`). */
+function requestIds(message: JsonRpcMessage | JsonRpcMessage[]): JsonRpcId[] {
+  const out: JsonRpcId[] = [];
+  for (const m of Array.isArray(message) ? message : [message]) {
+    const r = m as { method?: unknown; id?: unknown };
+    if (typeof r.method === "string" && (typeof r.id === "string" || typeof r.id === "number")) out.push(r.id);
+  }
+  return out;
+}
+
+function closedError(): BridgeError {
+  return new BridgeError("CLOSED", "Streamable HTTP transport is closed");
+}

@@ -1,0 +1,401 @@
+/**
+ * The low-level HTTP exchange shared by the HTTP client transports, over node:http/node:https.
+ *
+ * Policies, all on purpose:
+ * - Redirects: only 307 and 308 (which keep method and body), at most {@link MAX_REDIRECTS}, and
+ *   only within the origin of the configured URL. Any redirect to another origin is refused
+ *   before a single byte (or header) goes there; 301/302/303 are refused too, since they would
+ *   turn a POST into a GET.
+ * - No timer is armed unless the caller asks; {@link HttpCall.arm} bounds whatever part of the
+ *   exchange the caller chooses (headers, a body).
+ * - Body readers enforce a byte limit and destroy the socket when it is passed.
+ * - No listener is ever added to a socket or an agent: only to the per-request `req`/`res`
+ *   objects, which die with the request. Keep-alive reuse is left to the agent.
+ */
+import * as http from "node:http";
+import * as https from "node:https";
+import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
+import { SseParser, type SseEvent } from "../jsonrpc/sse.ts";
+import { AuthError } from "./auth-error.ts";
+
+export const MAX_REDIRECTS = 3;
+/** Error bodies are read up to this many bytes for the message; past it the socket is dropped. */
+const SNIPPET_BYTES = 8192;
+/** Bodies nobody reads (202, ignored replies) are drained up to this size, then dropped. */
+const DRAIN_BYTES = 64 * 1024;
+
+export type HttpMethod = "GET" | "POST" | "DELETE";
+
+export interface HttpCallOptions {
+  method: HttpMethod;
+  url: URL;
+  headers: http.OutgoingHttpHeaders;
+  body?: string;
+  agent: http.Agent;
+  /** Arms the timer at once (see {@link HttpCall.arm}). */
+  timeoutMs?: number;
+  /** Every unfinished call registers here, so a transport can abort all of them on close. */
+  live?: Set<HttpCall>;
+  /**
+   * Send once more on a fresh connection when a reused keep-alive socket turns out to be dead
+   * (the server closed it as the request went out). Only for exchanges that are safe to repeat:
+   * a repeated POST could run a tool twice, so POSTs carrying requests leave this off.
+   */
+  retryStaleSocket?: boolean;
+}
+
+/** The origin and path of a URL, for messages (the query string may hold a secret). */
+export function displayUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+/** One HTTP request and its response, abortable at any point. */
+export class HttpCall {
+  /** Resolves with the final response (after same-origin redirects), whatever its status. */
+  readonly response: Promise<http.IncomingMessage>;
+  private readonly o: HttpCallOptions;
+  private req: http.ClientRequest | undefined;
+  private res: http.IncomingMessage | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private reason: Error | undefined;
+  private ended = false;
+  private retried = false;
+
+  constructor(options: HttpCallOptions) {
+    this.o = options;
+    options.live?.add(this);
+    if (options.timeoutMs) this.arm(options.timeoutMs);
+    this.response = new Promise((resolve, reject) => this.issue(options.url, 0, resolve, reject));
+  }
+
+  /** Why the call was aborted (timeout, close, limit), if it was. */
+  get abortReason(): Error | undefined {
+    return this.reason;
+  }
+
+  /** Aborts the call with a TIMEOUT error unless it finishes within `ms`. Replaces any earlier timer. */
+  arm(ms: number): void {
+    if (this.ended) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.abort(new BridgeError("TIMEOUT", `${this.o.method} ${displayUrl(this.o.url)} timed out after ${ms} ms`, {
+        details: { method: this.o.method, url: displayUrl(this.o.url), timeoutMs: ms },
+      }));
+    }, ms);
+  }
+
+  disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Destroys the request and its socket. A no-op once the response has been fully read. */
+  abort(reason: Error = new BridgeError("CLOSED", "request aborted")): void {
+    if (this.ended) return;
+    this.reason ??= reason;
+    // Without an argument: destroy(err) would emit 'error' on a response nobody may be reading.
+    if (this.res) this.res.destroy();
+    else this.req?.destroy(this.reason);
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.disarm();
+    this.o.live?.delete(this);
+  }
+
+  private issue(url: URL, hops: number, resolve: (r: http.IncomingMessage) => void, reject: (e: Error) => void): void {
+    const o = this.o;
+    if (this.reason) {
+      reject(this.reason);
+      return;
+    }
+    let req: http.ClientRequest;
+    try {
+      req = (url.protocol === "https:" ? https : http).request({
+        protocol: url.protocol,
+        hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: o.method,
+        headers: o.headers,
+        agent: o.agent,
+      });
+    } catch (err) {
+      this.finish();
+      reject(new BridgeError("HTTP_ERROR", `${o.method} ${displayUrl(url)}: ${errorMessage(err)}`, { cause: err }));
+      return;
+    }
+    this.req = req;
+    req.on("error", (err) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (!this.reason && o.retryStaleSocket && req.reusedSocket && !this.retried && (code === "ECONNRESET" || code === "EPIPE")) {
+        this.retried = true;
+        this.issue(url, hops, resolve, reject);
+        return;
+      }
+      this.finish();
+      reject(this.reason ?? networkError(o.method, url, err));
+    });
+    req.on("response", (res) => {
+      const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if (status >= 300 && status < 400 && location !== undefined) {
+        res.resume();
+        const next = this.redirectTarget(url, status, location, hops);
+        if (next instanceof Error) {
+          this.finish();
+          reject(next);
+        } else {
+          this.issue(next, hops + 1, resolve, reject);
+        }
+        return;
+      }
+      this.res = res;
+      res.on("close", () => this.finish());
+      resolve(res);
+    });
+    req.end(o.body);
+  }
+
+  private redirectTarget(from: URL, status: number, location: string, hops: number): URL | BridgeError {
+    const method = this.o.method;
+    let target: URL;
+    try {
+      target = new URL(location, from);
+    } catch {
+      return new BridgeError("HTTP_ERROR", `${method} ${displayUrl(from)} answered ${status} with an invalid Location`, {
+        details: { status },
+      });
+    }
+    const details = { status, url: displayUrl(from), location: displayUrl(target) };
+    if (target.origin !== this.o.url.origin) {
+      return new BridgeError(
+        "HTTP_ERROR",
+        `${method} ${displayUrl(from)} answered ${status} redirecting to another origin (${target.origin}); ` +
+          `refused: configured headers never leave ${this.o.url.origin}. Configure the new URL directly if you trust it`,
+        { details },
+      );
+    }
+    if (status !== 307 && status !== 308) {
+      return new BridgeError(
+        "HTTP_ERROR",
+        `${method} ${displayUrl(from)} answered ${status} redirecting to ${displayUrl(target)}; only 307/308 ` +
+          `redirects are followed (they keep the method and body). Configure the new URL directly`,
+        { details },
+      );
+    }
+    if (hops >= MAX_REDIRECTS) {
+      return new BridgeError("HTTP_ERROR", `${method} ${displayUrl(this.o.url)}: more than ${MAX_REDIRECTS} redirects`, { details });
+    }
+    return target;
+  }
+}
+
+function networkError(method: string, url: URL, err: Error): BridgeError {
+  return new BridgeError("HTTP_ERROR", `${method} ${displayUrl(url)} failed: ${err.message}`, {
+    cause: err,
+    details: { url: displayUrl(url), code: (err as NodeJS.ErrnoException).code },
+  });
+}
+
+/** The media type of a response, lower-cased, without parameters. */
+export function mediaType(res: http.IncomingMessage): string {
+  const ct = res.headers["content-type"];
+  if (ct === undefined) return "";
+  const semi = ct.indexOf(";");
+  return (semi === -1 ? ct : ct.slice(0, semi)).trim().toLowerCase();
+}
+
+export function limitError(what: string, maxBytes: number): BridgeError {
+  return new BridgeError("LIMIT_EXCEEDED", `${what} is larger than the limit of ${maxBytes} bytes`, {
+    details: { maxBytes },
+  });
+}
+
+/**
+ * Reads a whole body. Past `maxBytes` (declared or counted) the socket is destroyed and the
+ * promise rejects with `LIMIT_EXCEEDED`.
+ */
+export function readBody(call: HttpCall, res: http.IncomingMessage, maxBytes: number, what: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(res.headers["content-length"]);
+    if (declared > maxBytes) {
+      call.abort(limitError(what, maxBytes));
+      reject(call.abortReason);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    res.on("data", (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        done = true;
+        call.abort(limitError(what, maxBytes));
+        reject(call.abortReason);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.on("end", () => {
+      if (done) return;
+      done = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+    res.on("error", () => undefined); // the 'close' below reports it
+    res.on("close", () => {
+      if (done) return;
+      done = true;
+      reject(call.abortReason ?? new BridgeError("HTTP_ERROR", `${what}: connection closed before the body ended`));
+    });
+  });
+}
+
+/** Reads at most a few KiB of an error body as text, for a message; drops the socket past that. */
+export async function readSnippet(call: HttpCall, res: http.IncomingMessage): Promise<string> {
+  try {
+    return (await readBody(call, res, SNIPPET_BYTES, "error body")).toString("utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** Consumes a body nobody needs, so the socket can be reused; drops the socket if it is large. */
+export function drain(call: HttpCall, res: http.IncomingMessage): Promise<void> {
+  return readBody(call, res, DRAIN_BYTES, "ignored body").then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
+/**
+ * The error for a non-2xx response: `AuthError` for 401/403 (with the parsed challenge), else
+ * `HTTP_ERROR` naming the status and the server's reason. Consumes the body.
+ */
+export async function statusError(call: HttpCall, res: http.IncomingMessage, method: HttpMethod, url: URL, label?: string): Promise<BridgeError> {
+  const status = res.statusCode ?? 0;
+  if (status === 401 || status === 403) {
+    await drain(call, res);
+    return new AuthError(status, displayUrl(url), res.headers["www-authenticate"]);
+  }
+  const reason = describeErrorBody(await readSnippet(call, res));
+  const text = `${label ? `${label}: ` : ""}${method} ${displayUrl(url)} answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ""}`;
+  return new BridgeError("HTTP_ERROR", reason ? `${text}: ${reason}` : text, {
+    details: { status, method, url: displayUrl(url) },
+  });
+}
+
+/** A readable reason from an error body: a JSON-RPC error's message, else the start of the text. */
+export function describeErrorBody(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === "") return "";
+  try {
+    const v = JSON.parse(trimmed) as { error?: { message?: unknown } | string; message?: unknown };
+    const m = typeof v.error === "object" ? v.error?.message : (v.error ?? v.message);
+    if (typeof m === "string") return clipText(m);
+  } catch {
+    // not JSON: use the text
+  }
+  return clipText(trimmed);
+}
+
+function clipText(text: string): string {
+  const clean = text.replace(/[\u0000-\u001f\u007f]+/g, " ");
+  return clean.length > 300 ? `${clean.slice(0, 300)}...` : clean;
+}
+
+/**
+ * Reads an event stream. `onEvents` gets each batch of complete events, in order, and may
+ * abort the call. Resolves when the stream ends: with nothing for a clean end, with the error
+ * otherwise (the abort reason, `LIMIT_EXCEEDED` from the parser, a dropped connection).
+ * An event left incomplete by the end is dropped, as the SSE rules say.
+ */
+export function readSse(
+  call: HttpCall,
+  res: http.IncomingMessage,
+  parser: SseParser,
+  onEvents: (events: SseEvent[]) => void,
+): Promise<Error | undefined> {
+  return new Promise((resolve) => {
+    const decoder = new TextDecoder();
+    let done = false;
+    const finish = (err: Error | undefined) => {
+      if (done) return;
+      done = true;
+      resolve(err);
+    };
+    res.on("data", (chunk: Buffer) => {
+      if (done) return;
+      let events: SseEvent[];
+      try {
+        events = parser.feed(decoder.decode(chunk, { stream: true }));
+      } catch (err) {
+        call.abort(err as Error);
+        finish(call.abortReason);
+        return;
+      }
+      if (events.length > 0) onEvents(events);
+      if (call.abortReason) finish(call.abortReason);
+    });
+    res.on("end", () => finish(undefined));
+    res.on("error", () => undefined); // the 'close' below reports it
+    res.on("close", () => {
+      finish(call.abortReason ?? new BridgeError("HTTP_ERROR", "the event stream was cut off (connection closed)"));
+    });
+  });
+}
+
+/** Reconnect delay for attempt `n` (1-based): `retry` from the server first, then exponential backoff. */
+export function reconnectDelay(n: number, retry: number | undefined, initialMs: number, maxMs: number): number {
+  const backoff = Math.min(initialMs * 2 ** Math.max(0, n - 1), maxMs);
+  if (retry === undefined) return backoff;
+  const asked = Math.min(retry, maxMs);
+  return n <= 1 ? asked : Math.max(asked, backoff);
+}
+
+/** Whether a message (or batch) holds a request, whose POST must not be sent twice. */
+export function carriesRequest(message: unknown): boolean {
+  const items = Array.isArray(message) ? message : [message];
+  return items.some((m) => typeof m === "object" && m !== null && "method" in m && "id" in m);
+}
+
+/** A keep-alive agent for a URL's scheme. */
+export function keepAliveAgent(url: URL): http.Agent {
+  return url.protocol === "https:" ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+}
+
+/** Checks a URL is http(s) and returns it parsed. */
+export function httpUrl(url: string | URL, what: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new BridgeError("INVALID_MESSAGE", `${what}: not a valid URL`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new BridgeError("INVALID_MESSAGE", `${what}: only http: and https: URLs are supported, got ${parsed.protocol}`);
+  }
+  return parsed;
+}
+
+/**
+ * Validates and lower-cases configured headers once, so a bad one fails at construction and
+ * never at the first request. The message names the header, never its value.
+ */
+export function normalizeHeaders(headers: Record<string, string> | undefined, what: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    try {
+      http.validateHeaderName(name);
+      http.validateHeaderValue(name, value);
+    } catch {
+      throw new BridgeError("INVALID_MESSAGE", `${what}: header "${name.replace(/[^\x21-\x7e]/g, "?")}" has an invalid name or value`);
+    }
+    out[name.toLowerCase()] = value;
+  }
+  return out;
+}

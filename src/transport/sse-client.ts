@@ -1,0 +1,230 @@
+/**
+ * The client side of the legacy HTTP+SSE transport (MCP 2024-11-05), deprecated since
+ * 2025-03-26 but still spoken by many servers.
+ *
+ * `start()` GETs the SSE URL and waits for the `endpoint` event, whose data is a URI (not
+ * JSON) resolved against the SSE URL; an endpoint on another origin is refused, so the
+ * configured headers never leave the origin the user chose. Every message is then POSTed there
+ * (any 2xx, body ignored) and every reply arrives as a `message` event on the stream.
+ *
+ * There is no resumption in this protocol: when the stream drops, the transport ends
+ * (`onclose` with the reason), and the peer fails its pending requests with it.
+ */
+import type * as http from "node:http";
+import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
+import type { JsonRpcMessage } from "../jsonrpc/message.ts";
+import { SseParser, type SseEvent } from "../jsonrpc/sse.ts";
+import type { HttpClientOptions } from "./http-client.ts";
+import {
+  HttpCall,
+  carriesRequest,
+  displayUrl,
+  drain,
+  httpUrl,
+  keepAliveAgent,
+  mediaType,
+  normalizeHeaders,
+  readSse,
+  statusError,
+  type HttpMethod,
+} from "./http-request.ts";
+import type { Transport } from "./transport.ts";
+
+/**
+ * Options of {@link SseClientTransport}. Of {@link HttpClientOptions}, `openGetStream` and
+ * `reconnect` do not apply (the legacy protocol has one stream and no resumption).
+ */
+export interface SseClientOptions extends HttpClientOptions {
+  /** Time allowed for the stream to open and send its `endpoint` event, ms. Default `requestTimeoutMs`. */
+  endpointTimeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
+
+/**
+ * ```ts
+ * const transport = new SseClientTransport({ url: "http://127.0.0.1:3001/sse" });
+ * await new McpClient().connect(transport);
+ * ```
+ */
+export class SseClientTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (reason?: Error) => void;
+
+  private readonly url: URL;
+  private readonly target: string;
+  private readonly configured: Record<string, string>;
+  private readonly timeoutMs: number;
+  private readonly endpointTimeoutMs: number;
+  private readonly maxBody: number;
+  private readonly log: (msg: string) => void;
+  private readonly agent: http.Agent;
+  private readonly ownAgent: boolean;
+  private readonly live = new Set<HttpCall>();
+  private postUrl: URL | undefined;
+  private started = false;
+  private ended = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: SseClientOptions) {
+    this.url = httpUrl(options.url, "SSE transport");
+    this.target = displayUrl(this.url);
+    this.configured = normalizeHeaders(options.headers, `SSE transport for ${this.target}`);
+    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.endpointTimeoutMs = options.endpointTimeoutMs ?? this.timeoutMs;
+    this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+    const onLog = options.onLog;
+    this.log = onLog ? (m) => onLog(`${this.target}: ${m}`) : () => undefined;
+    this.ownAgent = options.agent === undefined;
+    this.agent = options.agent ?? keepAliveAgent(this.url);
+  }
+
+  /** Where messages are POSTed, once the `endpoint` event arrived. */
+  get endpoint(): string | undefined {
+    return this.postUrl?.href;
+  }
+
+  /** Accepted for the Transport contract; the legacy protocol has no version header. */
+  setProtocolVersion(_version: string): void {}
+
+  /** Opens the stream; resolves once the `endpoint` event arrived. Rejects with `AuthError` or `HTTP_ERROR`. */
+  async start(): Promise<void> {
+    if (this.started) throw new BridgeError("INVALID_MESSAGE", "SSE transport: start() called twice");
+    this.started = true;
+    if (this.ended) throw closedError();
+    const call = this.newCall("GET", { ...this.configured, accept: "text/event-stream" }, undefined, this.endpointTimeoutMs);
+    const res = await call.response;
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status > 299) throw await statusError(call, res, "GET", this.url);
+    if (mediaType(res) !== "text/event-stream") {
+      call.abort();
+      throw new BridgeError("HTTP_ERROR", `GET ${this.target} answered content type "${mediaType(res)}", not text/event-stream`, {
+        details: { status },
+      });
+    }
+    await new Promise<void>((resolve, reject) => {
+      let waiting = true;
+      let opened = false;
+      const parser = new SseParser({ maxEventSize: this.maxBody });
+      const ended = readSse(call, res, parser, (events) => {
+        for (const ev of events) {
+          if (this.ended) return;
+          if (!waiting) {
+            this.onEvent(ev);
+          } else if (ev.event === "endpoint") {
+            const refused = this.takeEndpoint(ev.data);
+            waiting = false;
+            if (refused) {
+              call.abort(refused);
+              reject(refused);
+              return;
+            }
+            call.disarm();
+            opened = true;
+            resolve();
+          } else {
+            this.log(`ignored a "${ev.event}" event before the endpoint event`);
+          }
+        }
+      });
+      void ended.then((err) => {
+        if (waiting) {
+          waiting = false;
+          call.abort();
+          reject(err ?? new BridgeError("HTTP_ERROR", `the SSE stream of ${this.target} ended before its endpoint event`));
+        } else if (opened) {
+          this.streamEnded(err);
+        }
+      });
+    });
+  }
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    if (this.ended) throw closedError();
+    const url = this.postUrl;
+    if (!url) throw new BridgeError("NOT_CONNECTED", `SSE transport for ${this.target}: not started`);
+    const body = JSON.stringify(message);
+    const repeatable = !carriesRequest(message);
+    const call = this.newCall("POST", { ...this.configured, "content-type": "application/json" }, body, this.timeoutMs, url, repeatable);
+    const res = await call.response;
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status > 299) throw await statusError(call, res, "POST", url);
+    await drain(call, res);
+  }
+
+  /** Drops the stream and frees the agent. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown(undefined);
+    return this.closing;
+  }
+
+  private async shutdown(reason: Error | undefined): Promise<void> {
+    this.ended = true;
+    const err = reason ?? closedError();
+    for (const call of [...this.live]) call.abort(err);
+    if (this.ownAgent) this.agent.destroy();
+    this.onclose?.(reason);
+  }
+
+  private newCall(
+    method: HttpMethod, headers: http.OutgoingHttpHeaders, body: string | undefined, timeoutMs: number, url = this.url, repeatable = true,
+  ): HttpCall {
+    if (this.ended) throw closedError();
+    return new HttpCall({ method, url, headers, body, agent: this.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable });
+  }
+
+  /** Resolves the endpoint URI; returns the refusal, if any. */
+  private takeEndpoint(data: string): BridgeError | undefined {
+    let url: URL;
+    try {
+      url = new URL(data.trim(), this.url);
+    } catch {
+      return new BridgeError("HTTP_ERROR", `the endpoint event of ${this.target} is not a URI`);
+    }
+    if (url.origin !== this.url.origin) {
+      return new BridgeError(
+        "HTTP_ERROR",
+        `the endpoint event of ${this.target} points to another origin (${url.origin}); refused: ` +
+          `messages and configured headers stay on ${this.url.origin}`,
+        { details: { endpointOrigin: url.origin } },
+      );
+    }
+    this.postUrl = url;
+    this.log(`messages go to ${displayUrl(url)}`);
+    return undefined;
+  }
+
+  private onEvent(ev: SseEvent): void {
+    if (ev.event !== "message") {
+      this.log(`ignored an SSE event of type "${ev.event}"`);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(ev.data);
+    } catch (err) {
+      this.onerror?.(new BridgeError("PARSE_ERROR", `an SSE message event is not JSON: ${errorMessage(err)}`, { cause: err }));
+      return;
+    }
+    try {
+      this.onmessage?.(value);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(errorMessage(err)));
+    }
+  }
+
+  /** The stream ended after start: the transport ends with it. */
+  private streamEnded(err: Error | undefined): void {
+    if (this.ended) return;
+    const why = err ? `: ${err.message}` : " (the server closed it)";
+    const reason = new BridgeError("CLOSED", `the SSE stream of ${this.target} ended${why}`, err ? { cause: err } : {});
+    if (err instanceof BridgeError && err.code === "LIMIT_EXCEEDED") this.onerror?.(err);
+    this.closing ??= this.shutdown(reason);
+  }
+}
+
+function closedError(): BridgeError {
+  return new BridgeError("CLOSED", "SSE transport is closed");
+}

@@ -1,0 +1,161 @@
+/**
+ * Raw node:http servers for the HTTP client tests: each test writes exactly the behaviour it
+ * needs (including misbehaviour), with no dependency on our own HTTP server.
+ */
+import * as http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import type { JsonRpcId, JsonRpcSuccess } from "../../src/jsonrpc/message.ts";
+import type { Transport } from "../../src/transport/transport.ts";
+
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** The parsed body, when it was JSON. */
+  json: unknown;
+}
+
+export type Handler = (req: SeenRequest, res: http.ServerResponse, raw: http.IncomingMessage) => void | Promise<void>;
+
+export interface RawServer {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  port: number;
+  server: http.Server;
+  /** Every request, in arrival order. */
+  requests: SeenRequest[];
+  /** TCP connections accepted so far. */
+  connections: number;
+  /** Connections still open. */
+  open: Set<Socket>;
+  /** Resolves once no connection is open. */
+  allClosed(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a server on 127.0.0.1, port 0. Bodies are read in full before `handler` runs. */
+export async function rawServer(handler: Handler): Promise<RawServer> {
+  const requests: SeenRequest[] = [];
+  const open = new Set<Socket>();
+  const server = http.createServer((raw, res) => {
+    const chunks: Buffer[] = [];
+    raw.on("data", (c: Buffer) => chunks.push(c));
+    raw.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      let json: unknown;
+      try {
+        json = body === "" ? undefined : JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      const seen: SeenRequest = { method: raw.method ?? "", url: raw.url ?? "", headers: raw.headers, body, json };
+      requests.push(seen);
+      Promise.resolve(handler(seen, res, raw)).catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end(String(err));
+      });
+    });
+  });
+  const state: RawServer = {
+    origin: "",
+    port: 0,
+    server,
+    requests,
+    connections: 0,
+    open,
+    allClosed: async () => {
+      while (open.size > 0) await new Promise((r) => setTimeout(r, 5));
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  server.on("connection", (socket: Socket) => {
+    state.connections++;
+    open.add(socket);
+    socket.on("close", () => open.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  state.port = (server.address() as AddressInfo).port;
+  state.origin = `http://127.0.0.1:${state.port}`;
+  return state;
+}
+
+export function sendJson(res: http.ServerResponse, value: unknown, headers: http.OutgoingHttpHeaders = {}, status = 200): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+export function accepted(res: http.ServerResponse): void {
+  res.writeHead(202);
+  res.end();
+}
+
+export function sseHead(res: http.ServerResponse, headers: http.OutgoingHttpHeaders = {}): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", ...headers });
+  res.flushHeaders();
+}
+
+/** One SSE event, written by hand (the project's writer is tested on its own). */
+export function sseEvent(fields: { id?: string; event?: string; retry?: number; data: string }): string {
+  let out = "";
+  if (fields.event !== undefined) out += `event: ${fields.event}\n`;
+  if (fields.id !== undefined) out += `id: ${fields.id}\n`;
+  if (fields.retry !== undefined) out += `retry: ${fields.retry}\n`;
+  for (const line of fields.data.split("\n")) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
+
+/** A success response; `id` is whatever the request carried (tests echo it back). */
+export function result(id: unknown, value: unknown = {}): JsonRpcSuccess {
+  return { jsonrpc: "2.0", id: id as JsonRpcId, result: value };
+}
+
+export function initializeResult(id: unknown, protocolVersion = "2025-11-25"): JsonRpcSuccess {
+  return result(id, { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } });
+}
+
+/** Records what a transport reports, with a way to wait for a message. */
+export function record(transport: Transport) {
+  const messages: unknown[] = [];
+  const errors: Error[] = [];
+  const closes: (Error | undefined)[] = [];
+  const waiters: { match: (m: unknown) => boolean; resolve: (m: unknown) => void }[] = [];
+  transport.onmessage = (m) => {
+    messages.push(m);
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (waiters[i]!.match(m)) waiters.splice(i, 1)[0]!.resolve(m);
+    }
+  };
+  transport.onerror = (e) => errors.push(e);
+  transport.onclose = (reason) => closes.push(reason);
+  const waitFor = (match: (m: unknown) => boolean): Promise<unknown> => {
+    const seen = messages.find(match);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve) => waiters.push({ match, resolve }));
+  };
+  return { messages, errors, closes, waitFor };
+}
+
+/** Polls until `check` is true (tests wait for events, never for fixed times). */
+export async function until(check: () => boolean, what: string, limitMs = 5000): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+export function request(id: number | string, method: string, params?: Record<string, unknown>) {
+  return params === undefined ? { jsonrpc: "2.0" as const, id, method } : { jsonrpc: "2.0" as const, id, method, params };
+}
+
+export function notification(method: string, params?: Record<string, unknown>) {
+  return params === undefined ? { jsonrpc: "2.0" as const, method } : { jsonrpc: "2.0" as const, method, params };
+}
+
+export const INIT_PARAMS = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } };

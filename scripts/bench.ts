@@ -1,0 +1,340 @@
+/**
+ * The benchmark: mcp-bridge's client and server against a raw baseline written without the
+ * library, on the same machine in one run.
+ *
+ *   npm run bench                      text table
+ *   npm run -s bench -- --json         the same as one JSON object on stdout (-s: no npm banner)
+ *   npm run bench -- --quick           every section, once (for tests)
+ *   npm run bench -- --profile [DIR] [--profile-section calls|list|payloads|spawn]
+ *                                      CPU profiles of both sides of one section, summarised
+ *
+ * How it is fair: each client runs in its own plain-node process (our code transpiled by
+ * typescript.transpileModule into a temp dir), so peak RSS belongs to one client; the two
+ * sides take turns round by round; section 1 starts both servers under `node --import tsx`
+ * (the loader's cost cancels) and under plain node; sections 2-6 use plain-node servers,
+ * since tsx wraps every function our code creates (esbuild's `__name`) and would tax ours
+ * alone. Targets are printed, never asserted.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fixtureCommand, repoRoot } from "../src/cli/fixtures.ts";
+import { measureImportTime, type ImportTimeResult } from "./bench/import-time.ts";
+import { FULL_PLAN, NO_TIME_LIMIT, QUICK_PLAN, callSection, listSection, payloadSection, spawnSection, type Plan, type Sides } from "./bench/measure.ts";
+import { formatSummary, summarizeDir } from "./bench/profile.ts";
+import { buildFigures, formatFigures, type Figure } from "./bench/report.ts";
+import { RunnerProcess } from "./bench/runner-process.ts";
+import { transpileTree } from "./bench/transpile.ts";
+import type { Mode, RunnerConfig, ServerCommand, SideResult } from "./bench/types.ts";
+
+const MANY_TOOLS = 1000;
+const SPAWN_VARIANTS = ["tsx", "node"] as const;
+const PROFILE_SECTIONS = ["calls", "list", "payloads", "spawn"] as const;
+type ProfileSection = (typeof PROFILE_SECTIONS)[number];
+
+interface Options {
+  json: boolean;
+  quick: boolean;
+  /** Directory for CPU profiles; set by `--profile`. */
+  profileDir: string | undefined;
+  profileSection: ProfileSection;
+}
+
+/** The whole result, as printed by `--json`. */
+export interface BenchReport {
+  meta: { node: string; platform: string; cpus: number; cpuModel: string; quick: boolean; durationMs: number; notes: string[] };
+  figures: Figure[];
+  raw: SideResult;
+  ours: SideResult;
+  importTime: ImportTimeResult;
+  /** Child processes started (runners and servers) and those found alive at the end. */
+  children: { started: number; leftover: number[] };
+}
+
+const NOTES = [
+  "raw = a baseline written without the library: ndjson lines, JSON.parse/JSON.stringify, a Map of pending ids (scripts/bench/raw-client.ts, raw-echo-server.mjs).",
+  "ours = McpClient + StdioClientTransport against McpServer (fixtures/servers/echo.ts; section 5: scripts/bench/ours-server.ts).",
+  "ratio = ours/raw. Throughput (calls/s, MiB/s): higher is better. Time, latency, CPU, memory (ms, us, MB, x): lower is better.",
+  "Section 1 starts both servers under the same loader (node --import tsx, so its cost cancels) and under plain node (.js).",
+  "Sections 2-6 run both servers under plain node (ours transpiled); each client runs in its own plain-node process, so RSS is per client.",
+  "Raw and ours take turns, round by round. Targets are measured, not asserted.",
+];
+
+function parseArgs(argv: readonly string[]): Options {
+  const o: Options = { json: false, quick: false, profileDir: undefined, profileSection: "calls" };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--json") o.json = true;
+    else if (a === "--quick") o.quick = true;
+    else if (a === "--profile") {
+      const next = argv[i + 1];
+      o.profileDir = next !== undefined && !next.startsWith("--") ? argv[++i]! : join(tmpdir(), "mcp-bridge-bench-profiles");
+    } else if (a === "--profile-section") {
+      const s = argv[++i] as ProfileSection;
+      if (!PROFILE_SECTIONS.includes(s)) throw new Error(`--profile-section must be one of ${PROFILE_SECTIONS.join(", ")}`);
+      o.profileSection = s;
+    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --profile [DIR], --profile-section S)`);
+  }
+  return o;
+}
+
+function progress(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+/**
+ * Every child started, to check at the end that none survived. `group`: our servers lead
+ * their own process group (StdioClientTransport spawns them detached), so the check covers
+ * anything they started too; other children are checked by pid alone.
+ */
+const started: { pid: number; group: boolean }[] = [];
+const runners: RunnerProcess[] = [];
+
+function track(pids: readonly number[], group: boolean): void {
+  for (const pid of pids) started.push({ pid, group });
+}
+
+function targets(c: { pid: number; group: boolean }): number[] {
+  return c.group ? [c.pid, -c.pid] : [c.pid];
+}
+
+function alive(c: { pid: number; group: boolean }): boolean {
+  return targets(c).some((target) => {
+    try {
+      process.kill(target, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "EPERM";
+    }
+  });
+}
+
+/** SIGKILLs whatever survived (by pid, and process group for our servers); returns those pids. */
+function reapLeftovers(): number[] {
+  const leftover = started.filter(alive);
+  for (const c of leftover) {
+    for (const target of targets(c)) {
+      try {
+        process.kill(target, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+  return [...new Set(leftover.map((c) => c.pid))];
+}
+
+/** CPU profile flags, sampled every 100 us (the default 1 ms is too coarse for these runs). */
+function cpuProfFlags(dir: string): string[] {
+  return ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "100"];
+}
+
+function runnerConfig(mode: Mode, root: string, work: string, tsx: string, profileDir?: string): RunnerConfig {
+  const node = process.execPath;
+  const cmd = (args: string[]): ServerCommand => ({ command: node, args });
+  const prof = profileDir ? cpuProfFlags(join(profileDir, `server-${mode}`)) : [];
+  const many = ["--tools", String(MANY_TOOLS)];
+  if (mode === "raw") {
+    const script = join(root, "scripts", "bench", "raw-echo-server.mjs");
+    return {
+      mode,
+      spawnServers: { tsx: cmd(["--import", tsx, script]), node: cmd([script]) },
+      server: cmd([...prof, script]),
+      manyToolsServer: cmd([...prof, script, ...many]),
+    };
+  }
+  const echo = join(work, "fixtures", "servers", "echo.js");
+  return {
+    mode,
+    spawnServers: { tsx: cmd(fixtureCommand("echo.ts").slice(1)), node: cmd([echo]) },
+    server: cmd([...prof, echo]),
+    manyToolsServer: cmd([...prof, join(work, "scripts", "bench", "ours-server.js"), ...many]),
+  };
+}
+
+function startRunner(work: string, config: RunnerConfig, nodeFlags: readonly string[] = []): RunnerProcess {
+  const runner = new RunnerProcess(work, config, nodeFlags);
+  runners.push(runner);
+  if (runner.pid !== undefined) track([runner.pid], false);
+  return runner;
+}
+
+/** The library's entry points: src/index once it exists, else the client and stdio modules. */
+function libraryModules(base: string, ext: ".ts" | ".js"): string[] {
+  const index = join(base, "src", `index${ext}`);
+  if (existsSync(index)) return [index];
+  return [join(base, "src", "mcp", `client${ext}`), join(base, "src", "transport", `stdio${ext}`)];
+}
+
+async function runSection(section: ProfileSection, sides: Sides, plan: Plan): Promise<void> {
+  if (section === "spawn") await spawnSection(sides, plan, SPAWN_VARIANTS);
+  else if (section === "calls") await callSection(sides, plan);
+  else if (section === "list") await listSection(sides, plan);
+  else await payloadSection(sides, plan);
+}
+
+/**
+ * The plan without its time limits, so that both sides do exactly the same work, and with
+ * ten times the listings (a few dozen are too few samples next to the servers' start-up).
+ */
+function forProfile(plan: Plan): Plan {
+  const all = (b: Plan["seqRound"]) => ({ iterations: b.iterations, ms: NO_TIME_LIMIT });
+  return {
+    ...plan,
+    seqWarmup: all(plan.seqWarmup),
+    seqRound: all(plan.seqRound),
+    flightWarmup: all(plan.flightWarmup),
+    flightRound: all(plan.flightRound),
+    listRunsPerRound: plan.listRunsPerRound * 10,
+  };
+}
+
+/** What one side does in a profiled section, so self times can be read per call. */
+function workOf(section: ProfileSection, p: Plan): string {
+  switch (section) {
+    case "calls": {
+      const seq = p.seqWarmup.iterations + p.seqRounds * p.seqRound.iterations;
+      const flight = p.flightWarmup.iterations + p.flightRounds * p.flightRound.iterations;
+      return `${seq} sequential + ${flight} in-flight echo calls`;
+    }
+    case "list":
+      return `${p.listWarmupRuns + p.listRounds * p.listRunsPerRound} listings of ${MANY_TOOLS} extra tools`;
+    case "payloads":
+      return p.payloads.map((x) => `${x.rounds + 1} x ${x.mib} MiB`).join(", ") + " echoes";
+    case "spawn":
+      return `${(p.spawnWarmupRounds + p.spawnRounds) * SPAWN_VARIANTS.length} spawns`;
+  }
+}
+
+/** One side at a time, alone under the profiler, then a summary of each profile written. */
+async function profileMode(opts: Options, root: string, work: string, tsx: string, dir: string): Promise<string> {
+  await rm(dir, { recursive: true, force: true });
+  const plan = forProfile(opts.quick ? QUICK_PLAN : FULL_PLAN);
+  for (const mode of ["raw", "ours"] as const) {
+    progress(`profiling the ${mode} side of section "${opts.profileSection}"`);
+    await mkdir(join(dir, `server-${mode}`), { recursive: true });
+    const runner = startRunner(work, runnerConfig(mode, root, work, tsx, dir), cpuProfFlags(join(dir, `client-${mode}`)));
+    await runSection(opts.profileSection, [runner], plan);
+    track(await runner.quit(), mode === "ours");
+  }
+  const parts = [
+    `CPU profiles of section "${opts.profileSection}" in ${dir} (self time; idle left out)`,
+    `Each side did the same work: ${workOf(opts.profileSection, plan)}.`,
+    "Wall-clock sampling: a syscall's time (writeUtf8String = write(2) to the pipe) includes waking the reader.",
+    `Our code ran transpiled from ${work} (kept); line numbers refer to those .js files.`,
+  ];
+  for (const side of ["client-raw", "client-ours", "server-raw", "server-ours"]) {
+    const summaries = await summarizeDir(join(dir, side), work, 20).catch(() => new Map());
+    for (const [file, s] of summaries) parts.push("", formatSummary(`${side} (${file})`, s));
+  }
+  return parts.join("\n");
+}
+
+async function measure(opts: Options, root: string, work: string, tsx: string): Promise<BenchReport> {
+  const t0 = performance.now();
+  const plan = opts.quick ? QUICK_PLAN : FULL_PLAN;
+  progress("7. import time");
+  const importTime = measureImportTime(tsx, libraryModules(root, ".ts"), libraryModules(work, ".js"), opts.quick ? 1 : 12, 1);
+
+  const raw = startRunner(work, runnerConfig("raw", root, work, tsx));
+  const ours = startRunner(work, runnerConfig("ours", root, work, tsx));
+  const sides = [raw, ours];
+  const startMb = await Promise.all(sides.map((s) => s.ask({ cmd: "rss" })));
+  progress("1. spawn + initialize + tools/list");
+  const spawn = await spawnSection(sides, plan, SPAWN_VARIANTS);
+  progress("2, 3. tools/call, sequential and 64 in flight");
+  const calls = await callSection(sides, plan);
+  const afterCallsMb = [await raw.ask({ cmd: "rss" }), await ours.ask({ cmd: "rss" })];
+  progress("5. tools/list of 1000 tools");
+  const list = await listSection(sides, plan);
+  progress("6. large payloads");
+  const payloads = await payloadSection(sides, plan);
+  const peakMb = [await raw.ask({ cmd: "rss" }), await ours.ask({ cmd: "rss" })];
+
+  const results = await Promise.all(
+    sides.map(async (side, i): Promise<SideResult> => ({
+      mode: side.config.mode,
+      spawn: spawn.get(side)!,
+      ...calls.get(side)!,
+      manyTools: list.get(side)!,
+      payloads: payloads.get(side)!,
+      rss: { startMb: startMb[i]!.maxRssMb, afterCallsMb: afterCallsMb[i]!.maxRssMb, peakMb: peakMb[i]!.maxRssMb },
+      serverPids: await side.quit(),
+    })),
+  );
+  for (const r of results) track(r.serverPids, r.mode === "ours");
+  const leftover = reapLeftovers();
+  const [rawResult, oursResult] = results as [SideResult, SideResult];
+  return {
+    meta: {
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? "unknown",
+      quick: opts.quick,
+      durationMs: performance.now() - t0,
+      notes: NOTES,
+    },
+    figures: buildFigures(rawResult, oursResult, importTime),
+    raw: rawResult,
+    ours: oursResult,
+    importTime,
+    children: { started: new Set(started.map((c) => c.pid)).size, leftover },
+  };
+}
+
+function formatReport(r: BenchReport): string {
+  const m = r.meta;
+  const withTarget = r.figures.filter((f) => f.pass !== undefined);
+  const misses = withTarget.filter((f) => f.pass === false).length;
+  const { leftover, started } = r.children;
+  return [
+    `mcp-bridge benchmark: Node ${m.node}, ${m.platform}, ${m.cpus} CPUs (${m.cpuModel})${m.quick ? ", QUICK mode" : ""}, ${(m.durationMs / 1000).toFixed(1)} s`,
+    ...m.notes.map((n) => `  ${n}`),
+    formatFigures(r.figures),
+    "",
+    `Targets: ${withTarget.length - misses} of ${withTarget.length} PASS, ${misses} MISS.`,
+    `Child processes: ${started} started, ${leftover.length === 0 ? "all gone at the end" : `${leftover.length} left over and killed: ${leftover.join(", ")}`}.`,
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  const root = repoRoot();
+  const tsx = import.meta.resolve("tsx");
+  const work = await mkdtemp(join(tmpdir(), "mcp-bridge-bench-"));
+  const stop = (signal: NodeJS.Signals): void => {
+    progress(`stopped by ${signal}`);
+    reapLeftovers();
+    process.exit(130);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  let keepWork = false;
+  try {
+    progress("transpiling src/, fixtures/servers/ and scripts/bench/ for plain node");
+    await transpileTree(root, ["src", "fixtures/servers", "scripts/bench"], work);
+    if (opts.profileDir !== undefined) {
+      keepWork = true;
+      process.stdout.write(`${await profileMode(opts, root, work, tsx, opts.profileDir)}\n`);
+      const leftover = reapLeftovers();
+      if (leftover.length > 0) progress(`killed leftover processes: ${leftover.join(", ")}`);
+      return;
+    }
+    const report = await measure(opts, root, work, tsx);
+    process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+    if (report.children.leftover.length > 0) process.exitCode = 1;
+  } finally {
+    // On failure the runners may still be up: stdin EOF makes them close their servers.
+    await Promise.all(runners.map((r) => r.stop()));
+    if (!keepWork) await rm(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  const leftover = reapLeftovers();
+  if (leftover.length > 0) progress(`killed leftover processes: ${leftover.join(", ")}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,156 @@
+/**
+ * The benchmark's schedule: each section is run in rounds, raw and ours taking turns
+ * (raw first in even rounds, ours first in odd ones), so slow drift on a shared machine
+ * (CPU frequency, neighbours, page cache) lands on both sides alike. Warm-up rounds run the
+ * same commands first and are thrown away.
+ */
+import type { RunnerProcess } from "./runner-process.ts";
+import { callStats, median, type Budget } from "./stats.ts";
+import type { CallRound, CallSummary, PayloadResult, SideResult } from "./types.ts";
+
+export interface Plan {
+  spawnWarmupRounds: number;
+  spawnRounds: number;
+  seqWarmup: Budget;
+  seqRounds: number;
+  seqRound: Budget;
+  concurrency: number;
+  flightWarmup: Budget;
+  flightRounds: number;
+  flightRound: Budget;
+  listWarmupRuns: number;
+  listRounds: number;
+  listRunsPerRound: number;
+  /** Sizes in MiB, each with its own warm-up echo and rounds (one echo per side per round). */
+  payloads: readonly { mib: number; rounds: number }[];
+}
+
+/** Budgets cross a JSON pipe, where Infinity would turn into null: "no limit" is ten minutes. */
+export const NO_TIME_LIMIT = 600_000;
+
+export const FULL_PLAN: Plan = {
+  spawnWarmupRounds: 1,
+  spawnRounds: 8,
+  seqWarmup: { iterations: 2000, ms: NO_TIME_LIMIT },
+  seqRounds: 6,
+  seqRound: { iterations: 2000, ms: 500 },
+  concurrency: 64,
+  flightWarmup: { iterations: 5000, ms: NO_TIME_LIMIT },
+  flightRounds: 6,
+  flightRound: { iterations: 20_000, ms: 500 },
+  listWarmupRuns: 3,
+  listRounds: 5,
+  listRunsPerRound: 4,
+  payloads: [
+    { mib: 1, rounds: 5 },
+    { mib: 4, rounds: 3 },
+    { mib: 16, rounds: 3 },
+  ],
+};
+
+/** Every section still runs, so every figure exists; just once or a few times. */
+export const QUICK_PLAN: Plan = {
+  spawnWarmupRounds: 0,
+  spawnRounds: 1,
+  seqWarmup: { iterations: 5, ms: NO_TIME_LIMIT },
+  seqRounds: 1,
+  seqRound: { iterations: 20, ms: 1000 },
+  concurrency: 64,
+  flightWarmup: { iterations: 64, ms: NO_TIME_LIMIT },
+  flightRounds: 1,
+  flightRound: { iterations: 128, ms: 1000 },
+  listWarmupRuns: 0,
+  listRounds: 1,
+  listRunsPerRound: 1,
+  payloads: [
+    { mib: 1, rounds: 1 },
+    { mib: 4, rounds: 1 },
+    { mib: 16, rounds: 1 },
+  ],
+};
+
+export type Sides = readonly RunnerProcess[];
+
+/** Runs `body` for every side in `n` rounds, alternating who goes first; results by side. */
+async function inRounds<T>(sides: Sides, n: number, body: (side: RunnerProcess) => Promise<T>): Promise<Map<RunnerProcess, T[]>> {
+  const out = new Map<RunnerProcess, T[]>(sides.map((s) => [s, []]));
+  for (let round = 0; round < n; round++) {
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
+    for (const side of order) out.get(side)!.push(await body(side));
+  }
+  return out;
+}
+
+/** 1. spawn + initialize + tools/list, every start variant in every round. */
+export async function spawnSection(sides: Sides, plan: Plan, variants: readonly string[]): Promise<Map<RunnerProcess, SideResult["spawn"]>> {
+  const once = async (side: RunnerProcess): Promise<Record<string, number>> => {
+    const ms: Record<string, number> = {};
+    for (const variant of variants) ms[variant] = (await side.ask({ cmd: "spawn", variant })).ms;
+    return ms;
+  };
+  await inRounds(sides, plan.spawnWarmupRounds, once);
+  const rounds = await inRounds(sides, plan.spawnRounds, once);
+  return mapValues(rounds, (list) =>
+    Object.fromEntries(variants.map((v) => [v, { medianMs: median(list.map((r) => r[v]!)), runs: list.length }])),
+  );
+}
+
+/** 2, 3. small echoes: one at a time, then `concurrency` in flight. */
+export async function callSection(sides: Sides, plan: Plan): Promise<Map<RunnerProcess, Pick<SideResult, "sequential" | "inFlight">>> {
+  for (const side of sides) await side.ask({ cmd: "sequential", budget: plan.seqWarmup });
+  const seq = await inRounds(sides, plan.seqRounds, (side) => side.ask({ cmd: "sequential", budget: plan.seqRound }));
+  const { concurrency } = plan;
+  for (const side of sides) await side.ask({ cmd: "inFlight", budget: plan.flightWarmup, concurrency });
+  const flight = await inRounds(sides, plan.flightRounds, (side) => side.ask({ cmd: "inFlight", budget: plan.flightRound, concurrency }));
+  const summarize = (list: CallRound[]): CallSummary => {
+    const calls = list.reduce((n, r) => n + r.latenciesMs.length, 0);
+    const pooled = callStats(list.flatMap((r) => r.latenciesMs), list.reduce((t, r) => t + r.elapsedMs, 0));
+    const serverCpu = list.every((r) => r.serverCpuMs !== null) ? list.reduce((t, r) => t + r.serverCpuMs!, 0) : null;
+    return {
+      ...pooled,
+      // A round disturbed by a neighbour should not drag the figure: median of per-round rates.
+      callsPerSec: median(list.map((r) => callStats(r.latenciesMs, r.elapsedMs).callsPerSec)),
+      rounds: list.length,
+      clientCpuUsPerCall: (list.reduce((t, r) => t + r.clientCpuMs, 0) * 1000) / calls,
+      serverCpuUsPerCall: serverCpu === null ? null : (serverCpu * 1000) / calls,
+    };
+  };
+  const out = new Map<RunnerProcess, Pick<SideResult, "sequential" | "inFlight">>();
+  for (const side of sides) {
+    out.set(side, { sequential: summarize(seq.get(side)!), inFlight: { ...summarize(flight.get(side)!), concurrency } });
+  }
+  return out;
+}
+
+/** 5. full listings of the server with many tools. */
+export async function listSection(sides: Sides, plan: Plan): Promise<Map<RunnerProcess, SideResult["manyTools"]>> {
+  for (const side of sides) await side.ask({ cmd: "list", runs: plan.listWarmupRuns });
+  const rounds = await inRounds(sides, plan.listRounds, (side) => side.ask({ cmd: "list", runs: plan.listRunsPerRound }));
+  return mapValues(rounds, (list) => {
+    const times = list.flatMap((r) => r.timesMs);
+    const last = list[list.length - 1]!;
+    return { medianMs: median(times), runs: times.length, tools: last.tools, extraTools: last.tools - last.baseTools };
+  });
+}
+
+/**
+ * 6. echoes of each size: a warm-up echo, then rounds of one echo per side. Sizes are done
+ * one after the other, so each echo follows one of the same size and inherits the same
+ * garbage-collection debt.
+ */
+export async function payloadSection(sides: Sides, plan: Plan): Promise<Map<RunnerProcess, PayloadResult[]>> {
+  const out = new Map<RunnerProcess, PayloadResult[]>(sides.map((s) => [s, []]));
+  for (const { mib, rounds } of plan.payloads) {
+    for (const side of sides) await side.ask({ cmd: "payload", mib, runs: 1 });
+    const runs = await inRounds(sides, rounds, (side) => side.ask({ cmd: "payload", mib, runs: 1 }));
+    for (const [side, list] of runs) {
+      const medianMs = median(list.flatMap((r) => r.timesMs));
+      out.get(side)!.push({ mib, medianMs, mibPerSec: (mib * 1000) / medianMs, runs: list.length, ok: list.every((r) => r.ok) });
+    }
+  }
+  return out;
+}
+
+function mapValues<K, A, B>(m: Map<K, A>, f: (a: A) => B): Map<K, B> {
+  return new Map([...m].map(([k, v]) => [k, f(v)]));
+}

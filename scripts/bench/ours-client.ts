@@ -1,0 +1,26 @@
+/**
+ * mcp-bridge behind the benchmark's client contract: McpClient over StdioClientTransport,
+ * with default options except the environment, which is inherited so that both servers
+ * start with the same one.
+ */
+import { McpClient } from "../../src/mcp/client.ts";
+import { StdioClientTransport } from "../../src/transport/stdio.ts";
+import type { BenchClient, ServerCommand } from "./types.ts";
+
+/** Spawns `server` and completes the handshake. */
+export async function connectOurs(server: ServerCommand): Promise<BenchClient> {
+  const transport = new StdioClientTransport({ command: server.command, args: server.args, inheritEnv: true, name: "bench" });
+  const client = new McpClient({ clientInfo: { name: "bench", version: "1.0.0" } });
+  await client.connect(transport);
+  return {
+    get pid() {
+      return transport.pid;
+    },
+    listTools: async () => (await client.listTools()).length,
+    echo: async (text) => {
+      const first = (await client.callTool("echo", { text })).content[0];
+      return first?.type === "text" ? first.text : "";
+    },
+    close: () => client.close(),
+  };
+}

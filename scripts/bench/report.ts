@@ -1,0 +1,173 @@
+/**
+ * Turns the measurements into figures (raw, ours, ours/raw, target, PASS/MISS) and prints
+ * them as a table. Targets are reported, never asserted: the benchmark exits 0 on a MISS.
+ */
+import type { ImportTimeResult } from "./import-time.ts";
+import type { SideResult } from "./types.ts";
+
+/** A number to compare against a target. `better` says which direction wins. */
+interface FigureBase {
+  id: string;
+  section: string;
+  label: string;
+  unit: string;
+  better: "higher" | "lower";
+  /** Text of the target, e.g. ">= 0.9x raw"; absent when the figure has none. */
+  target?: string;
+  pass?: boolean;
+}
+
+/** A figure measured for both clients. */
+export interface CompareFigure extends FigureBase {
+  kind: "compare";
+  raw: number;
+  ours: number;
+  /** ours / raw. */
+  ratio: number;
+}
+
+/** A figure with one value (import time, start-up of node itself). */
+export interface ValueFigure extends FigureBase {
+  kind: "value";
+  value: number;
+}
+
+export type Figure = CompareFigure | ValueFigure;
+
+export const SECTIONS = {
+  spawn: "1. spawn + initialize + tools/list (median of runs)",
+  sequential: "2. sequential tools/call echo",
+  inFlight: "3. tools/call echo, 64 in flight",
+  rss: "4. client peak RSS (each client in its own process)",
+  manyTools: "5. tools/list of 1000 extra tools, 100 per page (raw server vs McpServer with the same tools registered)",
+  payloads: "6. echo of large payloads (round trip; MiB/s = payload MiB / round-trip time)",
+  importTime: "7. import time of the library (median of runs; in-process = performance.now() around the import in the child)",
+} as const;
+
+function compare(
+  base: Omit<CompareFigure, "kind" | "ratio" | "pass" | "target">,
+  target?: { text: string; maxRatio?: number; minRatio?: number },
+): CompareFigure {
+  const ratio = base.ours / base.raw;
+  const fig: CompareFigure = { kind: "compare", ...base, ratio };
+  if (target) {
+    fig.target = target.text;
+    fig.pass = (target.maxRatio === undefined || ratio <= target.maxRatio) && (target.minRatio === undefined || ratio >= target.minRatio);
+  }
+  return fig;
+}
+
+/** Every figure of one benchmark run, in print order. */
+export function buildFigures(raw: SideResult, ours: SideResult, imports: ImportTimeResult): Figure[] {
+  const figs: Figure[] = [];
+  const spawnLabels: Record<string, string> = {
+    tsx: "both servers under node --import tsx",
+    node: "both servers under plain node (.js)",
+  };
+  for (const variant of Object.keys(raw.spawn)) {
+    figs.push(
+      compare(
+        {
+          id: `spawn.${variant}.ms`,
+          section: SECTIONS.spawn,
+          label: spawnLabels[variant] ?? variant,
+          unit: "ms",
+          better: "lower",
+          raw: raw.spawn[variant]!.medianMs,
+          ours: ours.spawn[variant]!.medianMs,
+        },
+        { text: "<= 1.15x raw", maxRatio: 1.15 },
+      ),
+    );
+  }
+
+  for (const [key, section, minRatio] of [
+    ["sequential", SECTIONS.sequential, 0.9],
+    ["inFlight", SECTIONS.inFlight, 0.8],
+  ] as const) {
+    const r = raw[key];
+    const o = ours[key];
+    figs.push(
+      compare(
+        { id: `${key}.callsPerSec`, section, label: "throughput", unit: "calls/s", better: "higher", raw: r.callsPerSec, ours: o.callsPerSec },
+        { text: `>= ${minRatio}x raw`, minRatio },
+      ),
+      compare({ id: `${key}.p50Ms`, section, label: "latency p50", unit: "ms", better: "lower", raw: r.p50Ms, ours: o.p50Ms }),
+      compare({ id: `${key}.p99Ms`, section, label: "latency p99", unit: "ms", better: "lower", raw: r.p99Ms, ours: o.p99Ms }),
+      compare({ id: `${key}.clientCpuUs`, section, label: "client CPU per call", unit: "us", better: "lower", raw: r.clientCpuUsPerCall, ours: o.clientCpuUsPerCall }),
+    );
+    // Left out where /proc is missing, or its clock was too coarse to see the server work.
+    if (r.serverCpuUsPerCall && o.serverCpuUsPerCall) {
+      figs.push(compare({ id: `${key}.serverCpuUs`, section, label: "server CPU per call (from /proc)", unit: "us", better: "lower", raw: r.serverCpuUsPerCall, ours: o.serverCpuUsPerCall }));
+    }
+  }
+
+  figs.push(
+    compare({ id: "rss.afterCalls", section: SECTIONS.rss, label: "peak after sections 1-3", unit: "MB", better: "lower", raw: raw.rss.afterCallsMb, ours: ours.rss.afterCallsMb }),
+    compare({ id: "rss.peak", section: SECTIONS.rss, label: "peak at the end (after 16 MiB echoes)", unit: "MB", better: "lower", raw: raw.rss.peakMb, ours: ours.rss.peakMb }),
+    compare(
+      { id: "manyTools.ms", section: SECTIONS.manyTools, label: `list ${ours.manyTools.tools} tools (${ours.manyTools.extraTools} + the echo set)`, unit: "ms", better: "lower", raw: raw.manyTools.medianMs, ours: ours.manyTools.medianMs },
+      { text: "<= 1.3x raw", maxRatio: 1.3 },
+    ),
+  );
+
+  for (const o of ours.payloads) {
+    const r = raw.payloads.find((p) => p.mib === o.mib)!;
+    const ms = compare({ id: `payload.${o.mib}MiB.ms`, section: SECTIONS.payloads, label: `${o.mib} MiB`, unit: "ms", better: "lower", raw: r.medianMs, ours: o.medianMs });
+    if (o.mib === 16) {
+      ms.target = "works (echoed intact)";
+      ms.pass = o.ok;
+    }
+    figs.push(ms, compare({ id: `payload.${o.mib}MiB.mibPerSec`, section: SECTIONS.payloads, label: `${o.mib} MiB`, unit: "MiB/s", better: "higher", raw: r.mibPerSec, ours: o.mibPerSec }));
+  }
+  const scaling = (p: SideResult["payloads"]): number => p.find((x) => x.mib === 16)!.medianMs / (16 * p.find((x) => x.mib === 1)!.medianMs);
+  figs.push(compare({ id: "payload.scaling", section: SECTIONS.payloads, label: "t(16 MiB) / (16 x t(1 MiB)), 1.0 = linear", unit: "x", better: "lower", raw: scaling(raw.payloads), ours: scaling(ours.payloads) }));
+
+  const names = imports.modules.map((m) => m.slice(m.lastIndexOf("/src/") + 1)).join(" + ");
+  const s = `${SECTIONS.importTime}\n   imports ${names}, whose own imports include node:child_process`;
+  const value = (id: string, label: string, v: number, target?: number): ValueFigure => {
+    const fig: ValueFigure = { kind: "value", id, section: s, label, unit: "ms", better: "lower", value: v };
+    if (target !== undefined) {
+      fig.target = `<= ${target} ms`;
+      fig.pass = v <= target;
+    }
+    return fig;
+  };
+  figs.push(
+    value("import.nodeStartMs", "node -e 0 start-up (wall clock)", imports.nodeMs),
+    value("import.tsxStartMs", "node --import tsx -e 0 start-up (wall clock)", imports.tsxMs),
+    value("import.addedNodeMs", "import adds, plain node (.js), in-process", imports.addedNodeMs, 15),
+    value("import.addedNodeWallMs", "import adds, plain node (.js), wall clock", imports.addedNodeWallMs),
+    value("import.addedTsxMs", "import adds, under tsx, in-process", imports.addedTsxMs, 15),
+    value("import.addedTsxWallMs", "import adds, under tsx, wall clock", imports.addedTsxWallMs),
+  );
+  return figs;
+}
+
+function num(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const abs = Math.abs(n);
+  if (abs >= 1000) return Math.round(n).toLocaleString("en-US");
+  if (abs >= 100) return n.toFixed(0);
+  if (abs >= 10) return n.toFixed(1);
+  return n.toFixed(2);
+}
+
+/** The figures as aligned text, grouped by section. */
+export function formatFigures(figures: readonly Figure[]): string {
+  const lines: string[] = [];
+  const row = (c: readonly string[]): string =>
+    `  ${c[0]!.padEnd(47)}${c[1]!.padEnd(9)}${c[2]!.padStart(9)}${c[3]!.padStart(10)}${c[4]!.padStart(10)}  ${c[5]!.padEnd(22)}${c[6]}`.trimEnd();
+  let section = "";
+  for (const f of figures) {
+    if (f.section !== section) {
+      section = f.section;
+      lines.push("", section);
+      if (f.kind === "compare") lines.push(row(["", "unit", "raw", "ours", "ours/raw", "target", ""]));
+    }
+    const mark = f.pass === undefined ? "" : f.pass ? "PASS" : "MISS";
+    if (f.kind === "compare") lines.push(row([f.label, f.unit, num(f.raw), num(f.ours), `${f.ratio.toFixed(2)}x`, f.target ?? "", mark]));
+    else lines.push(row([f.label, f.unit, "", num(f.value), "", f.target ?? "", mark]));
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,84 @@
+/**
+ * Small statistics for the benchmark: medians and nearest-rank percentiles over samples, and
+ * the bounded loops every section uses ("N iterations or T ms, whichever comes first").
+ */
+
+/** The p-th percentile (0..100) by nearest rank; NaN for no samples. Does not modify `samples`. */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile: p must be within 0..100, got ${p}`);
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1]!;
+}
+
+/** The median: the mean of the two middle values for an even count; NaN for no samples. */
+export function median(samples: readonly number[]): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** How long a section may run: at most `iterations`, and no new iteration after `ms`. */
+export interface Budget {
+  iterations: number;
+  ms: number;
+}
+
+/**
+ * Runs `body` sequentially until the budget is spent (always at least `min` times) and
+ * returns the duration of each run in ms.
+ */
+export async function timeEach(budget: Budget, body: (i: number) => Promise<void>, min = 1): Promise<number[]> {
+  const times: number[] = [];
+  const stop = performance.now() + budget.ms;
+  for (let i = 0; i < budget.iterations && (i < min || performance.now() < stop); i++) {
+    const t0 = performance.now();
+    await body(i);
+    times.push(performance.now() - t0);
+  }
+  return times;
+}
+
+/** Throughput and latency of a batch of timed calls. */
+export interface CallStats {
+  calls: number;
+  callsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export function callStats(latenciesMs: readonly number[], elapsedMs: number): CallStats {
+  return {
+    calls: latenciesMs.length,
+    callsPerSec: elapsedMs > 0 ? (latenciesMs.length * 1000) / elapsedMs : Number.NaN,
+    p50Ms: percentile(latenciesMs, 50),
+    p99Ms: percentile(latenciesMs, 99),
+  };
+}
+
+/**
+ * Keeps `concurrency` calls in flight until the budget is spent: every finished call starts
+ * the next one, so the pipe never runs dry. Returns each call's latency and the elapsed time.
+ */
+export async function runInFlight(
+  concurrency: number,
+  budget: Budget,
+  call: () => Promise<void>,
+): Promise<{ latenciesMs: number[]; elapsedMs: number }> {
+  const latenciesMs: number[] = [];
+  const start = performance.now();
+  const stop = start + budget.ms;
+  let started = 0;
+  const worker = async (): Promise<void> => {
+    while (started < budget.iterations && performance.now() < stop) {
+      started++;
+      const t0 = performance.now();
+      await call();
+      latenciesMs.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { latenciesMs, elapsedMs: performance.now() - start };
+}

@@ -1,0 +1,112 @@
+/**
+ * What the benchmark's parts say to each other: the client contract both the raw baseline
+ * and mcp-bridge implement, the commands `scripts/bench.ts` sends a client runner, and the
+ * per-side results it builds from the answers.
+ */
+import type { Budget, CallStats } from "./stats.ts";
+
+/** A command line that starts a stdio MCP server. */
+export interface ServerCommand {
+  command: string;
+  args: string[];
+}
+
+/** One connected client, raw or ours; created already past `initialize`. */
+export interface BenchClient {
+  /** Process id of the server child. */
+  readonly pid: number | undefined;
+  /** Lists every tool (following `nextCursor`); resolves with how many there were. */
+  listTools(): Promise<number>;
+  /** Calls the `echo` tool; resolves with the text it answered. */
+  echo(text: string): Promise<string>;
+  /** Ends the connection and waits for the server process to exit. */
+  close(): Promise<void>;
+}
+
+export type ConnectClient = (server: ServerCommand) => Promise<BenchClient>;
+
+export type Mode = "raw" | "ours";
+
+/** The servers one runner uses; they differ by mode (raw server or McpServer). */
+export interface RunnerConfig {
+  mode: Mode;
+  /** Servers started fresh for every spawn + initialize + tools/list, by start variant. */
+  spawnServers: Record<string, ServerCommand>;
+  /** Server for the call and payload sections (one connection, kept open). */
+  server: ServerCommand;
+  /** Server listing many extra tools (one connection, kept open). */
+  manyToolsServer: ServerCommand;
+}
+
+/**
+ * One request to a runner, sent as a JSON line on its stdin; the runner answers each with
+ * one JSON line on stdout, `{ ok: true, value }` or `{ ok: false, error }`.
+ */
+export type RunnerCommand =
+  | { cmd: "spawn"; variant: string }
+  | { cmd: "sequential"; budget: Budget }
+  | { cmd: "inFlight"; budget: Budget; concurrency: number }
+  | { cmd: "list"; runs: number }
+  | { cmd: "payload"; mib: number; runs: number }
+  | { cmd: "rss" }
+  | { cmd: "quit" };
+
+/** What each command answers. */
+export interface RunnerAnswers {
+  /** Spawn + initialize + tools/list of a fresh server, ms. */
+  spawn: { ms: number };
+  sequential: CallRound;
+  inFlight: CallRound;
+  /** Duration of each full listing, ms, and the number of tools listed (base + extra). */
+  list: { timesMs: number[]; tools: number; baseTools: number };
+  /** Duration of each echo, ms; `ok` when every echo came back identical. */
+  payload: { timesMs: number[]; ok: boolean };
+  /** Peak resident set size of the runner so far, MB. */
+  rss: { maxRssMb: number };
+  /** Every server process the runner started (all closed by now). */
+  quit: { serverPids: number[] };
+}
+
+/** One round of timed calls, with the CPU time both processes spent on it. */
+export interface CallRound {
+  latenciesMs: number[];
+  elapsedMs: number;
+  /** CPU time (user + system) of the client process during the round, ms. */
+  clientCpuMs: number;
+  /** CPU time of the server process, ms, from Linux's /proc; null where /proc is missing. */
+  serverCpuMs: number | null;
+}
+
+/** Calls per second and latency of a call section, plus CPU per call on each side. */
+export type CallSummary = CallStats & {
+  rounds: number;
+  clientCpuUsPerCall: number;
+  /** null where the server's CPU time cannot be read (no /proc). */
+  serverCpuUsPerCall: number | null;
+};
+
+export interface PayloadResult {
+  mib: number;
+  medianMs: number;
+  /** Payload MiB per second of round trip (the text goes out and comes back). */
+  mibPerSec: number;
+  runs: number;
+  /** Every echo came back with exactly the text sent. */
+  ok: boolean;
+}
+
+/** Everything measured for one side (raw or ours). */
+export interface SideResult {
+  mode: Mode;
+  /** Median ms of spawn + initialize + tools/list, per server start variant. */
+  spawn: Record<string, { medianMs: number; runs: number }>;
+  /** calls/s is the median over rounds; p50/p99 pool the latencies of every round. */
+  sequential: CallSummary;
+  inFlight: CallSummary & { concurrency: number };
+  manyTools: { medianMs: number; runs: number; tools: number; extraTools: number };
+  payloads: PayloadResult[];
+  /** maxRSS of the runner process, MB: at start, after the call sections, at the end. */
+  rss: { startMb: number; afterCallsMb: number; peakMb: number };
+  /** Every server process this side started (for the leftover check). */
+  serverPids: number[];
+}

@@ -1,0 +1,222 @@
+/**
+ * The benchmark: a real `--quick --json` run must produce every figure as a finite number and
+ * leave no process behind; the pure helpers (statistics, figures, profile summary) are checked
+ * on fixed inputs. No timing is asserted anywhere.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { BenchReport } from "../../scripts/bench.ts";
+import { summarizeProfile } from "../../scripts/bench/profile.ts";
+import { buildFigures, formatFigures, type Figure } from "../../scripts/bench/report.ts";
+import { median, percentile, runInFlight, timeEach } from "../../scripts/bench/stats.ts";
+import type { SideResult } from "../../scripts/bench/types.ts";
+import type { ImportTimeResult } from "../../scripts/bench/import-time.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BENCH = join(ROOT, "scripts", "bench.ts");
+
+function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; pid: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", BENCH, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+  child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr, pid: child.pid! }));
+  });
+}
+
+const EXPECTED_IDS = [
+  "spawn.tsx.ms",
+  "spawn.node.ms",
+  ...["sequential", "inFlight"].flatMap((k) => [
+    `${k}.callsPerSec`,
+    `${k}.p50Ms`,
+    `${k}.p99Ms`,
+    `${k}.clientCpuUs`,
+  ]),
+  "rss.afterCalls",
+  "rss.peak",
+  "manyTools.ms",
+  ...[1, 4, 16].flatMap((mib) => [`payload.${mib}MiB.ms`, `payload.${mib}MiB.mibPerSec`]),
+  "payload.scaling",
+  "import.nodeStartMs",
+  "import.tsxStartMs",
+  "import.addedNodeMs",
+  "import.addedNodeWallMs",
+  "import.addedTsxMs",
+  "import.addedTsxWallMs",
+];
+
+describe("npm run bench -- --quick --json", () => {
+  test("prints every figure as a finite number and leaves no child running", { timeout: 180_000 }, async () => {
+    const run = await runBench(["--quick", "--json"]);
+    assert.equal(run.code, 0, `bench failed:\n${run.stderr}`);
+    assert.ok(isGone(run.pid), "the bench process itself is gone");
+    const report = JSON.parse(run.stdout) as BenchReport;
+
+    // Server CPU per call needs Linux's /proc (exact with schedstat); everything else is always there.
+    const ids = report.figures.map((f) => f.id);
+    const optional = ["sequential.serverCpuUs", "inFlight.serverCpuUs"];
+    assert.deepEqual(ids.filter((id) => !optional.includes(id)).sort(), [...EXPECTED_IDS].sort());
+    if (existsSync("/proc/self/schedstat")) for (const id of optional) assert.ok(ids.includes(id), `${id} on Linux`);
+    for (const f of report.figures) {
+      const numbers = f.kind === "compare" ? { raw: f.raw, ours: f.ours, ratio: f.ratio } : { value: f.value };
+      for (const [name, n] of Object.entries(numbers)) {
+        assert.ok(Number.isFinite(n), `${f.id}.${name} is ${n}`);
+      }
+      if (f.target !== undefined) assert.equal(typeof f.pass, "boolean", `${f.id} has a target but no verdict`);
+    }
+    // Every target of the brief is reported.
+    const targeted = report.figures.filter((f) => f.target !== undefined).map((f) => f.id);
+    for (const id of ["sequential.callsPerSec", "inFlight.callsPerSec", "spawn.tsx.ms", "manyTools.ms", "payload.16MiB.ms", "import.addedNodeMs"]) {
+      assert.ok(targeted.includes(id), `${id} has a target`);
+    }
+    assert.equal(report.figures.find((f) => f.id === "payload.16MiB.ms")?.pass, true, "16 MiB echoed intact");
+    assert.equal(report.ours.manyTools.extraTools, 1000);
+    assert.equal(report.raw.manyTools.tools, report.ours.manyTools.tools);
+
+    assert.deepEqual(report.children.leftover, []);
+    const servers = [...report.raw.serverPids, ...report.ours.serverPids];
+    assert.ok(servers.length >= 8, `each side started its servers (${servers.length})`);
+    for (const pid of servers) assert.ok(isGone(pid), `server ${pid} is gone`);
+  });
+});
+
+describe("stats", () => {
+  test("median of odd and even counts, and of nothing", () => {
+    assert.equal(median([3, 1, 2]), 2);
+    assert.equal(median([4, 1, 3, 2]), 2.5);
+    assert.ok(Number.isNaN(median([])));
+  });
+
+  test("percentile by nearest rank leaves its input alone", () => {
+    const samples = Array.from({ length: 100 }, (_, i) => 100 - i);
+    assert.equal(percentile(samples, 50), 50);
+    assert.equal(percentile(samples, 99), 99);
+    assert.equal(percentile(samples, 100), 100);
+    assert.equal(percentile(samples, 0), 1);
+    assert.equal(samples[0], 100);
+    assert.throws(() => percentile(samples, 101), RangeError);
+  });
+
+  test("timeEach stops at the iteration budget", async () => {
+    let calls = 0;
+    const times = await timeEach({ iterations: 7, ms: 60_000 }, async () => void calls++);
+    assert.equal(calls, 7);
+    assert.equal(times.length, 7);
+  });
+
+  test("timeEach stops after the time budget but runs at least once", async () => {
+    let calls = 0;
+    const times = await timeEach({ iterations: 1000, ms: 0 }, async () => void calls++);
+    assert.equal(calls, 1);
+    assert.equal(times.length, 1);
+  });
+
+  test("runInFlight keeps at most N calls running and runs exactly the budget", async () => {
+    let running = 0;
+    let peak = 0;
+    const { latenciesMs } = await runInFlight(4, { iterations: 50, ms: 60_000 }, async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setImmediate(r));
+      running--;
+    });
+    assert.equal(latenciesMs.length, 50);
+    assert.equal(peak, 4);
+  });
+});
+
+function side(mode: "raw" | "ours", scale: number): SideResult {
+  const calls = { calls: 100, callsPerSec: 1000 / scale, p50Ms: scale, p99Ms: 2 * scale, rounds: 1, clientCpuUsPerCall: 10 * scale, serverCpuUsPerCall: null };
+  return {
+    mode,
+    spawn: { tsx: { medianMs: 100 * scale, runs: 1 }, node: { medianMs: 50 * scale, runs: 1 } },
+    sequential: calls,
+    inFlight: { ...calls, concurrency: 64 },
+    manyTools: { medianMs: 2 * scale, runs: 1, tools: 1008, extraTools: 1000 },
+    payloads: [1, 4, 16].map((mib) => ({ mib, medianMs: mib * 10 * scale, mibPerSec: 100 / scale, runs: 1, ok: mode === "raw" })),
+    rss: { startMb: 40, afterCallsMb: 50 * scale, peakMb: 100 * scale },
+    serverPids: [],
+  };
+}
+
+const IMPORTS: ImportTimeResult = {
+  rounds: 1,
+  nodeMs: 40,
+  tsxMs: 200,
+  addedNodeMs: 12,
+  addedTsxMs: 30,
+  addedNodeWallMs: 14,
+  addedTsxWallMs: 35,
+  modules: [],
+};
+
+describe("figures", () => {
+  const find = (figs: Figure[], id: string): Figure => figs.find((f) => f.id === id)!;
+
+  test("ratios are ours/raw and targets are judged in the right direction", () => {
+    const figs = buildFigures(side("raw", 1), side("ours", 1.1), IMPORTS);
+    const seq = find(figs, "sequential.callsPerSec");
+    assert.equal(seq.kind, "compare");
+    if (seq.kind === "compare") assert.ok(Math.abs(seq.ratio - 1 / 1.1) < 1e-9);
+    assert.equal(seq.pass, true, "0.909x >= 0.9x");
+    assert.equal(find(figs, "spawn.tsx.ms").pass, true, "1.1x <= 1.15x");
+    assert.equal(find(figs, "manyTools.ms").pass, true, "1.1x <= 1.3x");
+    assert.equal(find(figs, "import.addedNodeMs").pass, true, "12 ms <= 15 ms");
+    assert.equal(find(figs, "import.addedTsxMs").pass, false, "30 ms > 15 ms");
+    // The 16 MiB target is about ours echoing intact, which this fixture says it did not.
+    assert.equal(find(figs, "payload.16MiB.ms").pass, false);
+    assert.equal(find(figs, "sequential.serverCpuUs"), undefined, "no server CPU figure without /proc");
+  });
+
+  test("a slower ours misses the throughput and spawn targets", () => {
+    const figs = buildFigures(side("raw", 1), side("ours", 2), IMPORTS);
+    assert.equal(find(figs, "sequential.callsPerSec").pass, false);
+    assert.equal(find(figs, "inFlight.callsPerSec").pass, false);
+    assert.equal(find(figs, "spawn.node.ms").pass, false);
+    const text = formatFigures(figs);
+    assert.match(text, /throughput\s+calls\/s\s+1,000\s+500\s+0\.50x\s+>= 0\.9x raw\s+MISS/);
+    assert.match(text, /^7\. import time/m);
+  });
+});
+
+describe("profile summary", () => {
+  test("adds self time per function and per file, leaving idle out", () => {
+    const frame = (functionName: string, url: string, lineNumber: number) => ({ functionName, url, lineNumber });
+    const root = "/repo";
+    const summary = summarizeProfile(
+      {
+        nodes: [
+          { id: 1, callFrame: frame("(root)", "", -1) },
+          { id: 2, callFrame: frame("(idle)", "", -1) },
+          { id: 3, callFrame: frame("request", "file:///repo/src/peer.js", 9) },
+          { id: 4, callFrame: frame("settle", "file:///repo/src/peer.js", 19) },
+          { id: 5, callFrame: frame("parse", "file:///repo/src/ndjson.js", 4) },
+        ],
+        samples: [2, 3, 3, 4, 5, 2],
+        timeDeltas: [5000, 1000, 1000, 1000, 1000, 5000],
+      },
+      root,
+    );
+    assert.equal(summary.busyMs, 4);
+    assert.deepEqual(summary.functions[0], { where: "src/peer.js:10 request", selfMs: 2, percent: 50 });
+    assert.deepEqual(summary.files[0], { where: "src/peer.js", selfMs: 3, percent: 75 });
+    assert.equal(summary.files.length, 2);
+  });
+});

@@ -15,7 +15,6 @@
  * since tsx wraps every function our code creates (esbuild's `__name`) and would tax ours
  * alone. Targets are printed, never asserted.
  */
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,7 +46,10 @@ export interface BenchReport {
   figures: Figure[];
   raw: SideResult;
   ours: SideResult;
+  /** Import of the client entry points (mcp/client + transport/stdio). */
   importTime: ImportTimeResult;
+  /** Import of the whole library (src/index). */
+  importFull: ImportTimeResult;
   /** Child processes started (runners and servers) and those found alive at the end. */
   children: { started: number; leftover: number[] };
 }
@@ -161,10 +163,14 @@ function startRunner(work: string, config: RunnerConfig, nodeFlags: readonly str
 }
 
 /** The library's entry points: src/index once it exists, else the client and stdio modules. */
-function libraryModules(base: string, ext: ".ts" | ".js"): string[] {
-  const index = join(base, "src", `index${ext}`);
-  if (existsSync(index)) return [index];
+/** What a stdio MCP client imports: the `./client` and `./transport/stdio` entry points. */
+function clientModules(base: string, ext: ".ts" | ".js"): string[] {
   return [join(base, "src", "mcp", `client${ext}`), join(base, "src", "transport", `stdio${ext}`)];
+}
+
+/** The whole library: `src/index`, which pulls in HTTP, the manager, config and security too. */
+function indexModules(base: string, ext: ".ts" | ".js"): string[] {
+  return [join(base, "src", `index${ext}`)];
 }
 
 async function runSection(section: ProfileSection, sides: Sides, plan: Plan): Promise<void> {
@@ -235,7 +241,8 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   const t0 = performance.now();
   const plan = opts.quick ? QUICK_PLAN : FULL_PLAN;
   progress("7. import time");
-  const importTime = measureImportTime(tsx, libraryModules(root, ".ts"), libraryModules(work, ".js"), opts.quick ? 1 : 12, 1);
+  const importTime = measureImportTime(tsx, clientModules(root, ".ts"), clientModules(work, ".js"), opts.quick ? 1 : 12, 1);
+  const importFull = measureImportTime(tsx, indexModules(root, ".ts"), indexModules(work, ".js"), opts.quick ? 1 : 6, 1);
 
   const raw = startRunner(work, runnerConfig("raw", root, work, tsx));
   const ours = startRunner(work, runnerConfig("ours", root, work, tsx));
@@ -276,10 +283,11 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
       durationMs: performance.now() - t0,
       notes: NOTES,
     },
-    figures: buildFigures(rawResult, oursResult, importTime),
+    figures: buildFigures(rawResult, oursResult, importTime, importFull),
     raw: rawResult,
     ours: oursResult,
     importTime,
+    importFull,
     children: { started: new Set(started.map((c) => c.pid)).size, leftover },
   };
 }

@@ -6,7 +6,7 @@
  *   node --import tsx scripts/bench/ours-server.ts --tools 1000
  */
 import { createEchoServer } from "../../fixtures/servers/echo.ts";
-import { StdioServerTransport } from "../../src/transport/stdio.ts";
+import { StdioServerTransport } from "../../src/transport/stdio-server.ts";
 
 const flag = process.argv.indexOf("--tools");
 const extra = flag === -1 ? 0 : Number(process.argv[flag + 1]);

@@ -58,7 +58,7 @@ function compare(
 }
 
 /** Every figure of one benchmark run, in print order. */
-export function buildFigures(raw: SideResult, ours: SideResult, imports: ImportTimeResult): Figure[] {
+export function buildFigures(raw: SideResult, ours: SideResult, imports: ImportTimeResult, full?: ImportTimeResult): Figure[] {
   const figs: Figure[] = [];
   const spawnLabels: Record<string, string> = {
     tsx: "both servers under node --import tsx",
@@ -141,6 +141,12 @@ export function buildFigures(raw: SideResult, ours: SideResult, imports: ImportT
     value("import.addedTsxMs", "import adds, under tsx, in-process", imports.addedTsxMs, 15),
     value("import.addedTsxWallMs", "import adds, under tsx, wall clock", imports.addedTsxWallMs),
   );
+  if (full) {
+    figs.push(
+      value("import.fullIndexNodeMs", "whole library (src/index), plain node, in-process", full.addedNodeMs),
+      value("import.fullIndexTsxMs", "whole library (src/index), under tsx, in-process", full.addedTsxMs),
+    );
+  }
   return figs;
 }
 

@@ -32,8 +32,11 @@ interface Wiring {
   progressMethod: string | null;
 }
 
+/** A response, or undefined for a cancelled request; a promise when the handler is async. */
+export type Reply = JsonRpcResponse | undefined;
+
 export class InboundRequests {
-  private readonly running = new Map<JsonRpcId, AbortController>();
+  private readonly running = new Map<JsonRpcId, InboundContext>();
 
   constructor(private readonly wiring: Wiring) {}
 
@@ -42,30 +45,31 @@ export class InboundRequests {
     return this.running.size;
   }
 
-  /** Runs the handler; resolves with the response, or undefined when it was cancelled. */
-  async run(
-    req: JsonRpcRequest,
-    handler: (params: unknown, ctx: RequestContext) => unknown,
-  ): Promise<JsonRpcResponse | undefined> {
-    const controller = new AbortController();
+  /**
+   * Runs the handler. A synchronous handler is answered synchronously (no promise, no extra
+   * tick: the hot path of small servers); an async one through its promise.
+   */
+  run(req: JsonRpcRequest, handler: (params: unknown, ctx: RequestContext) => unknown): Reply | Promise<Reply> {
     // A duplicate id while the first is running: the first keeps its slot; the newcomer is
     // refused rather than silently sharing a cancellation channel.
     if (this.running.has(req.id)) {
       return { jsonrpc: "2.0", id: req.id, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: id ${JSON.stringify(req.id)} is already in use` } };
     }
-    this.running.set(req.id, controller);
-    const ctx = this.context(req, controller.signal);
+    const ctx = new InboundContext(req, this.wiring);
+    this.running.set(req.id, ctx);
+    let result: unknown;
     try {
-      const result = await handler(req.params, ctx);
-      if (controller.signal.aborted) return undefined;
-      return { jsonrpc: "2.0", id: req.id, result: result ?? {} };
+      result = handler(req.params, ctx);
     } catch (err) {
-      if (controller.signal.aborted) return undefined;
-      if (err instanceof RpcError) return { jsonrpc: "2.0", id: req.id, error: err.toJSON() };
-      return { jsonrpc: "2.0", id: req.id, error: { code: ErrorCode.InternalError, message: errorMessage(err) } };
-    } finally {
-      if (this.running.get(req.id) === controller) this.running.delete(req.id);
+      return this.failed(ctx, err);
     }
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        (value) => this.succeeded(ctx, value),
+        (err: unknown) => this.failed(ctx, err),
+      );
+    }
+    return this.succeeded(ctx, result);
   }
 
   /** The requester cancelled: abort the handler; its response will not be sent. */
@@ -79,26 +83,84 @@ export class InboundRequests {
     this.running.clear();
   }
 
-  private context(req: JsonRpcRequest, signal: AbortSignal): RequestContext {
-    const w = this.wiring;
+  private finish(ctx: InboundContext): void {
+    if (this.running.get(ctx.id) === ctx) this.running.delete(ctx.id);
+  }
+
+  private succeeded(ctx: InboundContext, result: unknown): Reply {
+    this.finish(ctx);
+    if (ctx.aborted) return undefined;
+    return { jsonrpc: "2.0", id: ctx.id, result: result ?? {} };
+  }
+
+  private failed(ctx: InboundContext, err: unknown): Reply {
+    this.finish(ctx);
+    if (ctx.aborted) return undefined;
+    if (err instanceof RpcError) return { jsonrpc: "2.0", id: ctx.id, error: err.toJSON() };
+    return { jsonrpc: "2.0", id: ctx.id, error: { code: ErrorCode.InternalError, message: errorMessage(err) } };
+  }
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
+}
+
+/**
+ * The context of one incoming request. Its AbortController is created only when a handler
+ * reads `signal`: most handlers never do, and a controller costs more than the rest of the
+ * request's bookkeeping together.
+ */
+class InboundContext implements RequestContext {
+  readonly id: JsonRpcId;
+  readonly method: string;
+  readonly progressToken: string | number | undefined;
+  private controller: AbortController | undefined;
+  private abortReason: Error | undefined;
+
+  constructor(
+    req: JsonRpcRequest,
+    private readonly wiring: Wiring,
+  ) {
+    this.id = req.id;
+    this.method = req.method;
     const params = req.params;
     const meta = params && !Array.isArray(params) ? (params._meta as Record<string, unknown> | undefined) : undefined;
     const token = meta?.progressToken;
-    const progressToken = typeof token === "string" || typeof token === "number" ? token : undefined;
-    return {
-      id: req.id,
-      method: req.method,
-      signal,
-      progressToken,
-      notify: (method, p) => w.notify(method, p, { relatedRequestId: req.id }),
-      request: (method, p, o) => w.request(method, p, { ...o, relatedRequestId: req.id }),
-      sendProgress: async (progress, total, message) => {
-        if (progressToken === undefined || w.progressMethod === null || signal.aborted) return;
-        const body: Record<string, unknown> = { progressToken, progress };
-        if (total !== undefined) body.total = total;
-        if (message !== undefined) body.message = message;
-        await w.notify(w.progressMethod, body, { relatedRequestId: req.id });
-      },
-    };
+    this.progressToken = typeof token === "string" || typeof token === "number" ? token : undefined;
+  }
+
+  get aborted(): boolean {
+    return this.abortReason !== undefined;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortReason) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: Error): void {
+    if (this.abortReason) return;
+    this.abortReason = reason;
+    this.controller?.abort(reason);
+  }
+
+  notify(method: string, params?: JsonRpcParams): Promise<void> {
+    return this.wiring.notify(method, params, { relatedRequestId: this.id });
+  }
+
+  request<T = unknown>(method: string, params?: JsonRpcParams, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<T> {
+    return this.wiring.request<T>(method, params, { ...options, relatedRequestId: this.id });
+  }
+
+  async sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+    const method = this.wiring.progressMethod;
+    if (this.progressToken === undefined || method === null || this.aborted) return;
+    const body: Record<string, unknown> = { progressToken: this.progressToken, progress };
+    if (total !== undefined) body.total = total;
+    if (message !== undefined) body.message = message;
+    await this.wiring.notify(method, body, { relatedRequestId: this.id });
   }
 }

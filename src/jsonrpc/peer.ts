@@ -18,7 +18,7 @@ import {
   type JsonRpcResponse,
 } from "./message.ts";
 import type { Transport } from "../transport/transport.ts";
-import { InboundRequests, type RequestContext } from "./inbound.ts";
+import { InboundRequests, type Reply, type RequestContext } from "./inbound.ts";
 
 export type { RequestContext } from "./inbound.ts";
 
@@ -132,6 +132,8 @@ export class JsonRpcPeer {
   private readonly opts: Required<Omit<PeerOptions, "progressMethod">> & { progressMethod: string | null };
   private readonly pending = new Map<JsonRpcId, Pending>();
   private readonly finished = new Set<JsonRpcId>();
+  private readonly finishedRing: Array<JsonRpcId | undefined> = new Array<JsonRpcId | undefined>(FINISHED_MEMORY);
+  private finishedNext = 0;
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly inbound: InboundRequests;
@@ -302,11 +304,12 @@ export class JsonRpcPeer {
     if (p.timer !== undefined) clearTimeout(p.timer);
     if (p.onAbort && p.signal) p.signal.removeEventListener("abort", p.onAbort);
     this.pending.delete(p.id);
+    // Remember the last FINISHED_MEMORY ids in a ring, to tell late responses from unknown ones.
+    const evicted = this.finishedRing[this.finishedNext];
+    if (evicted !== undefined) this.finished.delete(evicted);
+    this.finishedRing[this.finishedNext] = p.id;
+    this.finishedNext = (this.finishedNext + 1) % FINISHED_MEMORY;
     this.finished.add(p.id);
-    if (this.finished.size > FINISHED_MEMORY) {
-      const oldest = this.finished.values().next().value;
-      if (oldest !== undefined) this.finished.delete(oldest);
-    }
   }
 
   private receive(value: unknown): void {
@@ -315,8 +318,15 @@ export class JsonRpcPeer {
       return;
     }
     const reply = this.dispatch(value);
-    if (reply) void reply.then((r) => r && this.write(r).catch(() => undefined));
+    if (reply === undefined) return;
+    if (reply instanceof Promise) void reply.then(this.sendReply);
+    else this.sendReply(reply);
   }
+
+  /** Writes a reply; a failed write is the transport's to report (onerror/onclose). */
+  private readonly sendReply = (reply: Reply): void => {
+    if (reply !== undefined) this.write(reply).catch(ignore);
+  };
 
   private receiveBatch(items: unknown[]): void {
     if (items.length === 0 || !this.opts.batchesAllowed()) {
@@ -326,14 +336,14 @@ export class JsonRpcPeer {
     }
     const replies = items.map((item) => this.dispatch(item)).filter((r) => r !== undefined);
     if (replies.length === 0) return;
-    void Promise.all(replies).then((all) => {
+    void Promise.all(replies).then((all: Reply[]) => {
       const answers = all.filter((r): r is JsonRpcResponse => r !== undefined);
       if (answers.length > 0) this.write(answers).catch(() => undefined);
     });
   }
 
   /** Handles one message; returns the reply to send, if any. */
-  private dispatch(value: unknown): Promise<JsonRpcResponse | undefined> | undefined {
+  private dispatch(value: unknown): Reply | Promise<Reply> {
     const c = classifyMessage(value);
     switch (c.kind) {
       case "response":
@@ -346,7 +356,7 @@ export class JsonRpcPeer {
         return this.receiveRequest(c.message);
       case "invalid":
         this.stats.invalidMessages++;
-        return Promise.resolve(errorResponse(c.id, ErrorCode.InvalidRequest, `Invalid Request: ${c.reason}`));
+        return errorResponse(c.id, ErrorCode.InvalidRequest, `Invalid Request: ${c.reason}`);
     }
   }
 
@@ -400,12 +410,12 @@ export class JsonRpcPeer {
     }
   }
 
-  private receiveRequest(req: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
+  private receiveRequest(req: JsonRpcRequest): Reply | Promise<Reply> {
     const handler = this.requestHandlers.get(req.method);
     if (handler) return this.inbound.run(req, handler);
     const fallback = this.fallbackRequestHandler;
     if (fallback) return this.inbound.run(req, (params, ctx) => fallback(req.method, params, ctx));
-    return Promise.resolve(errorResponse(req.id, ErrorCode.MethodNotFound, `Method not found: ${req.method}`));
+    return errorResponse(req.id, ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
   }
 
   private transportError(e: Error): void {
@@ -440,6 +450,8 @@ export class JsonRpcPeer {
     return r instanceof BridgeError ? r : new BridgeError("CLOSED", `connection closed: ${r.message}`, { cause: r });
   }
 }
+
+function ignore(): void {}
 
 function cancelledError(method: string, signal: AbortSignal): BridgeError {
   return new BridgeError("CANCELLED", `request "${method}" was cancelled`, { cause: signal.reason });

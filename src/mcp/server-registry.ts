@@ -92,6 +92,7 @@ const MAX_COMPLETION_VALUES = 100;
 export type ListKind = "tools" | "resources" | "resourceTemplates" | "prompts";
 
 export class ServerRegistry {
+  private readonly defsCache = new Map<ListKind, unknown[]>();
   private readonly tools = new Map<string, ToolEntry>();
   private readonly resources = new Map<string, ResourceEntry>();
   private readonly templates = new Map<string, TemplateEntry>();
@@ -160,7 +161,8 @@ export class ServerRegistry {
     return end < all.length ? { items, nextCursor: encodeCursor(kind, end) } : { items };
   }
 
-  async callTool(params: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+  /** Runs a tool; synchronous when its handler is (the common case for small tools). */
+  callTool(params: Record<string, unknown>, ctx: ToolContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name;
     if (typeof name !== "string") throw new RpcError(ErrorCode.InvalidParams, "tools/call: name must be a string");
     const entry = this.tools.get(name);
@@ -171,26 +173,17 @@ export class ServerRegistry {
     if (!input.valid) return errorResult(`Invalid arguments for tool "${name}": ${formatSchemaErrors(input.errors)}`);
     let result: unknown;
     try {
-      result = await entry.handler(args, ctx);
+      result = entry.handler(args, ctx);
     } catch (err) {
-      if (err instanceof RpcError && err.code === ErrorCode.UrlElicitationRequired) throw err;
-      return errorResult(`Tool "${name}" failed: ${errorMessage(err)}`);
+      return toolFailure(name, err);
     }
-    if (!isCallToolResult(result)) {
-      return errorResult(`Tool "${name}" returned a malformed result (a server bug): it needs a content array`);
+    if (result instanceof Promise) {
+      return result.then(
+        (value: unknown) => checkToolResult(name, entry, value),
+        (err: unknown) => toolFailure(name, err),
+      );
     }
-    if (entry.output && result.isError !== true) {
-      if (result.structuredContent === undefined) {
-        return errorResult(`Tool "${name}" declares an outputSchema but returned no structuredContent (a server bug)`);
-      }
-      const output = entry.output(result.structuredContent);
-      if (!output.valid) {
-        return errorResult(
-          `Tool "${name}" returned structuredContent that does not match its outputSchema (a server bug): ${formatSchemaErrors(output.errors)}`,
-        );
-      }
-    }
-    return result;
+    return checkToolResult(name, entry, result);
   }
 
   async readResource(params: Record<string, unknown>, ctx: HandlerContext): Promise<ReadResourceResult> {
@@ -259,24 +252,31 @@ export class ServerRegistry {
     return { completion: { values: [] } };
   }
 
+  /** The registered definitions of a list, cached until the next registration change. */
   private defs(kind: ListKind): unknown[] {
+    const cached = this.defsCache.get(kind);
+    if (cached) return cached;
     const entries: Iterable<{ def: unknown }> =
       kind === "tools" ? this.tools.values()
       : kind === "resources" ? this.resources.values()
       : kind === "resourceTemplates" ? this.templates.values()
       : this.prompts.values();
-    return Array.from(entries, (e) => e.def);
+    const defs = Array.from(entries, (e) => e.def);
+    this.defsCache.set(kind, defs);
+    return defs;
   }
 
   private add<E>(map: Map<string, E>, key: string, entry: E, list: ChangedList, what: string): Registration {
     if (map.has(key)) throw new Error(`${what} ${JSON.stringify(key)} is already registered (remove it first)`);
     map.set(key, entry);
+    this.defsCache.clear();
     this.changed(list);
     return {
       remove: () => {
         // Only this registration: a later one under the same key stays.
         if (map.get(key) !== entry) return;
         map.delete(key);
+        this.defsCache.clear();
         this.changed(list);
       },
     };
@@ -324,4 +324,29 @@ function decodeCursor(kind: ListKind, cursor: unknown): number {
   const offset = text.slice(colon + 1);
   if (text.slice(0, colon) !== kind || !/^[1-9][0-9]{0,8}$/.test(offset)) throw invalid();
   return Number(offset);
+}
+
+/** A throwing tool is an error result the model can read, except URL elicitation (-32042). */
+function toolFailure(name: string, err: unknown): CallToolResult {
+  if (err instanceof RpcError && err.code === ErrorCode.UrlElicitationRequired) throw err;
+  return errorResult(`Tool "${name}" failed: ${errorMessage(err)}`);
+}
+
+/** A tool's own result checked for shape and, when it declares one, its output schema. */
+function checkToolResult(name: string, entry: ToolEntry, result: unknown): CallToolResult {
+  if (!isCallToolResult(result)) {
+    return errorResult(`Tool "${name}" returned a malformed result (a server bug): it needs a content array`);
+  }
+  if (entry.output && result.isError !== true) {
+    if (result.structuredContent === undefined) {
+      return errorResult(`Tool "${name}" declares an outputSchema but returned no structuredContent (a server bug)`);
+    }
+    const output = entry.output(result.structuredContent);
+    if (!output.valid) {
+      return errorResult(
+        `Tool "${name}" returned structuredContent that does not match its outputSchema (a server bug): ${formatSchemaErrors(output.errors)}`,
+      );
+    }
+  }
+  return result;
 }

@@ -292,14 +292,7 @@ export class ServerSession {
   }
 
   private context(ctx: RequestContext): HandlerContext {
-    return {
-      signal: ctx.signal,
-      session: this,
-      requestId: ctx.id,
-      progressToken: ctx.progressToken,
-      sendProgress: (progress, total, message) => ctx.sendProgress(progress, total, message),
-      log: (level, data, logger) => this.log(level, data, logger, { relatedRequestId: ctx.id }),
-    };
+    return new ToolCallContext(this, ctx);
   }
 }
 
@@ -317,4 +310,31 @@ function paramsObject(params: unknown, method: string): Record<string, unknown> 
 function checked<T>(value: T, method: string, ok: (v: Record<string, unknown>) => boolean): T {
   if (isPlainObject(value) && ok(value)) return value;
   throw new BridgeError("INVALID_RESULT", `${method}: the client sent a malformed result`, { details: { method } });
+}
+
+/**
+ * What a tool, resource or prompt handler sees. `signal` is read through to the request's
+ * context only when used, so handlers that never look at it cost no AbortController.
+ */
+class ToolCallContext implements HandlerContext {
+  constructor(
+    readonly session: ServerSession,
+    private readonly ctx: RequestContext,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+  get requestId(): RequestContext["id"] {
+    return this.ctx.id;
+  }
+  get progressToken(): string | number | undefined {
+    return this.ctx.progressToken;
+  }
+  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+    return this.ctx.sendProgress(progress, total, message);
+  }
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    return this.session.log(level, data, logger, { relatedRequestId: this.ctx.id });
+  }
 }

@@ -9,7 +9,7 @@
  * - the child leads its own process group, so shutdown reaches grandchildren (`npx`, `uvx`);
  * - stderr is kept in a bounded ring buffer and never read as protocol or as an error signal.
  */
-import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcess, ChildProcessWithoutNullStreams } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
@@ -17,6 +17,7 @@ import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { encodeLine, LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
 import { ByteRing, DEFAULT_RING_BYTES, lastLines, TextLineSplitter } from "./ring-buffer.ts";
 import { buildChildEnv, CommandNotFoundError, processGroupExists, resolveCommand } from "./spawn-env.ts";
+import { TickCork } from "./tick-cork.ts";
 import type { Transport } from "./transport.ts";
 
 export interface StdioClientOptions {
@@ -99,6 +100,7 @@ export class StdioClientTransport implements Transport {
   private closing: Promise<void> | undefined;
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private stdinBroken = false;
+  private cork: TickCork | undefined;
   private streamsTimer: ReturnType<typeof setTimeout> | undefined;
   private drain: { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } | undefined;
   private readonly exited: Deferred = deferred();
@@ -143,6 +145,7 @@ export class StdioClientTransport implements Transport {
     if (this.closeRequested || this.finished || this.exitInfo || this.stdinBroken || !stdin.writable) {
       return Promise.reject(this.closedError());
     }
+    this.cork?.hold();
     if (stdin.write(encodeLine(message))) return Promise.resolve();
     return this.waitForDrain(stdin);
   }
@@ -171,6 +174,10 @@ export class StdioClientTransport implements Transport {
     if (this.closeRequested) throw this.closedError();
     this.resolvedPath = resolved;
 
+    // Loaded on first spawn, not at import: it is a large module that programs importing the
+    // library for other transports never need.
+    const { spawn } = await import("node:child_process");
+    if (this.closeRequested) throw this.closedError();
     let child: ChildProcessWithoutNullStreams;
     try {
       child = spawn(resolved, this.options.args ?? [], {
@@ -187,6 +194,7 @@ export class StdioClientTransport implements Transport {
       throw this.spawnFailed(err);
     }
     this.child = child;
+    this.cork = new TickCork(child.stdin);
     child.on("exit", (code, signal) => this.onExit(code, signal));
     child.on("close", () => this.finish());
     child.stdin.on("error", (err) => this.onStdinError(err));

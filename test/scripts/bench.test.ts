@@ -60,6 +60,8 @@ const EXPECTED_IDS = [
   "import.addedNodeWallMs",
   "import.addedTsxMs",
   "import.addedTsxWallMs",
+  "import.fullIndexNodeMs",
+  "import.fullIndexTsxMs",
 ];
 
 describe("npm run bench -- --quick --json", () => {

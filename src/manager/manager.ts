@@ -61,8 +61,13 @@ export interface McpManagerOptions extends Omit<ConnectionOptions, "redactor"> {
   maxNameLength?: number;
   /** Size limits of one tool result (default 64 KiB of text, 5 MiB of binary). */
   resultLimits?: ResultLimits;
-  /** Untrusted content: wrap in markers (default true) and scan for injection (default true). */
-  untrusted?: { wrap?: boolean; detect?: boolean; nonce?: string };
+  /**
+   * Untrusted content: wrap in markers (default true) and scan for injection (default true).
+   * `wrapServer` picks the servers whose text is untrusted content; default: those whose
+   * `trust` is `untrusted`. (The ACP layer also picks the servers an editor sent, which are
+   * trusted for command resolution only.)
+   */
+  untrusted?: { wrap?: boolean; detect?: boolean; nonce?: string; wrapServer?: (config: ResolvedServerConfig) => boolean };
   /** How arguments appear in audit events. Default `redacted`. */
   auditArgs?: AuditArgsMode;
   /** Replace known secrets in tool results too. Default true. */
@@ -381,7 +386,9 @@ export class McpManager extends Emitter<McpManagerEvents> {
 
   private wrapperFor(server: string): UntrustedWrapper | undefined {
     const connection = this.connections.get(server);
-    if (connection === undefined || connection.config.trust !== "untrusted") return undefined;
+    if (connection === undefined) return undefined;
+    const wraps = this.options.untrusted?.wrapServer ?? ((config: ResolvedServerConfig) => config.trust === "untrusted");
+    if (!wraps(connection.config)) return undefined;
     return this.makeWrapper(server);
   }
 

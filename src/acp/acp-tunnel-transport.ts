@@ -1,0 +1,439 @@
+/**
+ * An MCP connection carried over an ACP connection (MCP over ACP), as a {@link Transport}: the
+ * MCP client or server on top of it is the same `McpClient` / `McpServer` as over stdio.
+ *
+ * - {@link AcpTunnelTransport} is one end of one tunnelled MCP connection. On the agent side
+ *   (`side: "client"`) it sends what the MCP client writes as `client_to_server` envelopes and
+ *   hands it the `server_to_client` ones; a provider uses `side: "server"`, the other way round.
+ * - {@link AcpTunnelRouter} owns the tunnels of one ACP connection and dispatches the incoming
+ *   envelopes to them by server key (the draft's `acp:` url).
+ *
+ * Requests map one to one: an inner request becomes an outer ACP request whose result carries
+ * the inner response. Cancelling keeps both layers in step: an inner `notifications/cancelled`
+ * also ends the outer request (the receiving end answers it `-32800`), and an outer request
+ * cancelled at the ACP level reaches the inner handler as `notifications/cancelled`.
+ */
+import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
+import {
+  classifyMessage,
+  type JsonRpcErrorResponse,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcParams,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from "../jsonrpc/message.ts";
+import type { McpServerConfig } from "../config/types.ts";
+import { createTransport, type TransportFactory } from "../manager/transport-factory.ts";
+import type { Transport } from "../transport/transport.ts";
+import type { McpOverAcpHook } from "./sessions.ts";
+import type { AgentCapabilities } from "./types.ts";
+import {
+  cancelledRequestId,
+  draftBinding,
+  unknownServerError,
+  type McpOverAcpBinding,
+  type TunnelDirection,
+} from "./mcp-over-acp.ts";
+
+/** The ACP connection as a tunnel needs it. A `JsonRpcPeer` fits as it is. */
+export interface AcpMessageLink {
+  request(
+    method: string,
+    params: JsonRpcParams,
+    options?: { signal?: AbortSignal; timeoutMs?: number; maxTotalTimeoutMs?: number },
+  ): Promise<unknown>;
+  notify(method: string, params: JsonRpcParams): Promise<void>;
+}
+
+/** Which end of the MCP connection this process is: the MCP client (agent) or the MCP server (provider). */
+export type TunnelSide = "client" | "server";
+
+export interface AcpTunnelOptions {
+  /** The server key (draft: the `acp:` url) every envelope names. */
+  key: string;
+  link: AcpMessageLink;
+  /** Default `client`. */
+  side?: TunnelSide;
+  /** Default {@link draftBinding}. */
+  binding?: McpOverAcpBinding;
+  /**
+   * Time cap of one outer request, ms. Default one hour: the inner MCP peer times its own
+   * requests out and its cancel ends the outer request, so this only bounds a stuck tunnel.
+   */
+  outerTimeoutMs?: number;
+  /** Called once when the tunnel closes (the router uses it to forget the key). */
+  onDetach?: () => void;
+}
+
+const DEFAULT_OUTER_TIMEOUT_MS = 60 * 60 * 1000;
+
+const outgoingDirection = (side: TunnelSide): TunnelDirection => (side === "client" ? "client_to_server" : "server_to_client");
+const incomingDirection = (side: TunnelSide): TunnelDirection => (side === "client" ? "server_to_client" : "client_to_server");
+
+interface Incoming {
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * One tunnelled MCP connection.
+ *
+ * ```ts
+ * const router = new AcpTunnelRouter({ link: acpPeer, side: "client" });
+ * const client = new McpClient();
+ * await client.connect(router.open("acp:6f1c..."));
+ * ```
+ *
+ * The other side cannot close a tunnel (the draft has no such message); it ends when it is
+ * closed here, or when its router is closed because the ACP connection ended.
+ */
+export class AcpTunnelTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (reason?: Error) => void;
+
+  readonly key: string;
+  readonly side: TunnelSide;
+  private readonly link: AcpMessageLink;
+  private readonly binding: McpOverAcpBinding;
+  private readonly outerTimeoutMs: number;
+  private readonly onDetach: (() => void) | undefined;
+  /** Outer requests we sent, by inner id: aborting one cancels it at the ACP level. */
+  private readonly outgoing = new Map<JsonRpcId, AbortController>();
+  /** Outer requests we received, by inner id, waiting for the inner response. */
+  private readonly incoming = new Map<JsonRpcId, Incoming>();
+  private started = false;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: AcpTunnelOptions) {
+    this.key = options.key;
+    this.side = options.side ?? "client";
+    this.link = options.link;
+    this.binding = options.binding ?? draftBinding;
+    this.outerTimeoutMs = options.outerTimeoutMs ?? DEFAULT_OUTER_TIMEOUT_MS;
+    this.onDetach = options.onDetach;
+  }
+
+  /** Inner requests waiting for an answer, both ways (for diagnostics and tests). */
+  get pendingCount(): number {
+    return this.outgoing.size + this.incoming.size;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error(`MCP over ACP ${this.key}: start() called twice`);
+    if (this.closed) throw new BridgeError("CLOSED", `MCP over ACP ${this.key}: tunnel is closed`);
+    this.started = true;
+  }
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    if (this.closed) throw new BridgeError("CLOSED", `MCP over ACP ${this.key}: tunnel is closed`);
+    // The draft carries one message per envelope; a batch travels as its elements, in order.
+    const items = Array.isArray(message) ? message : [message];
+    const sent: Promise<void>[] = [];
+    for (const item of items) {
+      const c = classifyMessage(item);
+      if (c.kind === "request") this.sendRequest(c.message);
+      else if (c.kind === "notification") sent.push(this.sendNotification(c.message));
+      else if (c.kind === "response") this.answer(c.message);
+      else throw new BridgeError("INVALID_MESSAGE", `MCP over ACP ${this.key}: not a JSON-RPC message: ${c.reason}`);
+    }
+    await Promise.all(sent);
+  }
+
+  close(): Promise<void> {
+    return this.shutdown(undefined);
+  }
+
+  /**
+   * An outer request carried an inner request for this tunnel; resolves with the outer result
+   * once the inner side answers. `signal` aborts when the outer request is cancelled.
+   */
+  receiveRequest(message: JsonRpcRequest, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    if (this.closed || !this.started) {
+      return Promise.reject(new RpcError(ErrorCode.InternalError, `MCP over ACP ${this.key}: the MCP connection is not open`, { url: this.key }));
+    }
+    const id = message.id;
+    if (this.incoming.has(id)) {
+      return Promise.reject(new RpcError(ErrorCode.InvalidRequest, `MCP over ACP ${this.key}: inner id ${JSON.stringify(id)} is already in use`));
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        if (this.incoming.get(id) !== entry) return;
+        this.incoming.delete(id);
+        reject(requestCancelled());
+        this.deliver({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "cancelled over ACP" } });
+      };
+      const entry: Incoming = {
+        resolve: (r) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(r);
+        },
+        reject: (e) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(e);
+        },
+      };
+      this.incoming.set(id, entry);
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.deliver(message);
+    });
+  }
+
+  /** An outer notification carried an inner notification for this tunnel. */
+  receiveNotification(message: JsonRpcNotification): void {
+    if (this.closed || !this.started) return;
+    const cancelled = cancelledRequestId(message);
+    if (cancelled !== undefined) {
+      // The inner handler stops and sends nothing; the outer request still needs its answer.
+      const entry = this.incoming.get(cancelled);
+      if (entry) {
+        this.incoming.delete(cancelled);
+        entry.reject(requestCancelled());
+      }
+    }
+    this.deliver(message);
+  }
+
+  /** Closes with a reason (the ACP connection ended); `onclose` gets it. */
+  shutdown(reason: Error | undefined): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      const gone = new RpcError(ErrorCode.InternalError, `MCP over ACP ${this.key}: the MCP connection closed`, { url: this.key });
+      for (const entry of this.incoming.values()) entry.reject(gone);
+      this.incoming.clear();
+      for (const controller of this.outgoing.values()) controller.abort(gone);
+      this.outgoing.clear();
+      this.onDetach?.();
+      this.onclose?.(reason);
+    })();
+    return this.closing;
+  }
+
+  private sendRequest(request: JsonRpcRequest): void {
+    const envelope = this.binding.encode(outgoingDirection(this.side), this.key, request);
+    const controller = new AbortController();
+    const previous = this.outgoing.get(request.id);
+    previous?.abort(new Error("inner id reused"));
+    this.outgoing.set(request.id, controller);
+    this.link
+      .request(envelope.method, envelope.params, {
+        signal: controller.signal,
+        timeoutMs: this.outerTimeoutMs,
+        maxTotalTimeoutMs: this.outerTimeoutMs,
+      })
+      .then((result) => this.binding.decodeResult(request, result))
+      .catch((err: unknown) => errorAnswer(request, err))
+      .then((response) => {
+        if (this.outgoing.get(request.id) !== controller) return;
+        this.outgoing.delete(request.id);
+        this.deliver(response);
+      });
+  }
+
+  private async sendNotification(notification: JsonRpcNotification): Promise<void> {
+    const envelope = this.binding.encode(outgoingDirection(this.side), this.key, notification);
+    const sent = this.link.notify(envelope.method, envelope.params);
+    const cancelled = cancelledRequestId(notification);
+    const controller = cancelled === undefined ? undefined : this.outgoing.get(cancelled);
+    if (cancelled !== undefined && controller) {
+      // The inner peer has given up on it; stop waiting for the outer answer too.
+      this.outgoing.delete(cancelled);
+      controller.abort(new Error("cancelled by the MCP peer"));
+    }
+    await sent;
+  }
+
+  private answer(response: JsonRpcResponse): void {
+    const id = response.id;
+    const entry = id === null ? undefined : this.incoming.get(id);
+    // No entry: the request was cancelled meanwhile, and its answer is not wanted.
+    if (!entry || id === null) return;
+    this.incoming.delete(id);
+    entry.resolve(this.binding.encodeResult(response));
+  }
+
+  private deliver(message: JsonRpcMessage): void {
+    if (this.closed) return;
+    try {
+      this.onmessage?.(message);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(errorMessage(err)));
+    }
+  }
+}
+
+/** ACP's answer to a request that was cancelled. */
+function requestCancelled(): RpcError {
+  return new RpcError(-32800, "Request cancelled");
+}
+
+/** The inner error response that stands for an outer request that failed. */
+function errorAnswer(request: JsonRpcRequest, err: unknown): JsonRpcErrorResponse {
+  if (err instanceof RpcError) {
+    const error = { code: err.code, message: `MCP over ACP: ${err.message}` } as JsonRpcErrorResponse["error"];
+    if (err.data !== undefined) error.data = err.data;
+    return { jsonrpc: "2.0", id: request.id, error };
+  }
+  return { jsonrpc: "2.0", id: request.id, error: { code: ErrorCode.InternalError, message: `MCP over ACP: ${errorMessage(err)}` } };
+}
+
+/** Where {@link AcpTunnelRouter.serve} registers its handlers. */
+export interface TunnelHandlerHost {
+  setRequestHandler(method: string, handler: (params: unknown, ctx: { signal: AbortSignal }) => unknown): void;
+  setNotificationHandler(method: string, handler: (params: unknown) => unknown): void;
+}
+
+export interface AcpTunnelRouterOptions {
+  link: AcpMessageLink;
+  /** Default `client` (an agent). */
+  side?: TunnelSide;
+  binding?: McpOverAcpBinding;
+  /** Passed to every tunnel. */
+  outerTimeoutMs?: number;
+}
+
+/**
+ * The tunnels of one ACP connection. Wire its two handlers to the connection for the binding's
+ * methods (see {@link AcpTunnelRouter.accepts}); messages for a key with no open tunnel are
+ * refused with `-32002` and `data.url`.
+ */
+export class AcpTunnelRouter {
+  readonly side: TunnelSide;
+  readonly binding: McpOverAcpBinding;
+  private readonly link: AcpMessageLink;
+  private readonly outerTimeoutMs: number | undefined;
+  private readonly tunnels = new Map<string, AcpTunnelTransport>();
+  private closed = false;
+
+  constructor(options: AcpTunnelRouterOptions) {
+    this.link = options.link;
+    this.side = options.side ?? "client";
+    this.binding = options.binding ?? draftBinding;
+    this.outerTimeoutMs = options.outerTimeoutMs;
+  }
+
+  /** Opens the tunnel for a declared server key. Throws if one is open for it already. */
+  open(key: string): AcpTunnelTransport {
+    if (this.closed) throw new BridgeError("CLOSED", "MCP over ACP: the ACP connection is closed");
+    if (this.tunnels.has(key)) throw new BridgeError("INVALID_MESSAGE", `MCP over ACP: a tunnel for ${key} is already open`);
+    const tunnel = new AcpTunnelTransport({
+      key,
+      link: this.link,
+      side: this.side,
+      binding: this.binding,
+      outerTimeoutMs: this.outerTimeoutMs,
+      onDetach: () => {
+        if (this.tunnels.get(key) === tunnel) this.tunnels.delete(key);
+      },
+    });
+    this.tunnels.set(key, tunnel);
+    return tunnel;
+  }
+
+  get(key: string): AcpTunnelTransport | undefined {
+    return this.tunnels.get(key);
+  }
+
+  /** Keys with an open tunnel. */
+  keys(): string[] {
+    return [...this.tunnels.keys()];
+  }
+
+  /** The incoming outer methods this router serves (the binding's, in its direction). */
+  incomingMethods(): { request: string; notification: string } {
+    return this.binding.methods(incomingDirection(this.side));
+  }
+
+  /**
+   * Sets this router's handlers on an ACP connection (an `AcpAgentConnection` or a
+   * `JsonRpcPeer`). A notification it refuses (unknown key, malformed) throws, which the
+   * connection logs; there is nobody to answer.
+   */
+  serve(host: TunnelHandlerHost): void {
+    const { request, notification } = this.incomingMethods();
+    host.setRequestHandler(request, (params, ctx) => this.handleRequest(request, params, ctx.signal));
+    host.setNotificationHandler(notification, (params) => this.handleNotification(notification, params));
+  }
+
+  /** Handles an incoming outer request; rejects with the `RpcError` to answer. */
+  async handleRequest(method: string, params: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const env = this.binding.decode(method, params, { isRequest: true, direction: incomingDirection(this.side) });
+    const tunnel = this.tunnels.get(env.key);
+    if (!tunnel || env.kind !== "request") throw unknownServerError(method, env.key);
+    return tunnel.receiveRequest(env.message, signal);
+  }
+
+  /** Handles an incoming outer notification; throws the `RpcError` that explains a refusal (to log). */
+  handleNotification(method: string, params: unknown): void {
+    const env = this.binding.decode(method, params, { isRequest: false, direction: incomingDirection(this.side) });
+    const tunnel = this.tunnels.get(env.key);
+    if (!tunnel || env.kind !== "notification") throw unknownServerError(method, env.key);
+    tunnel.receiveNotification(env.message);
+  }
+
+  /** Closes every tunnel (the ACP connection ended); each `onclose` gets `reason`. */
+  async close(reason?: Error): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.tunnels.values()].map((t) => t.shutdown(reason)));
+    this.tunnels.clear();
+  }
+}
+
+/** The ACP connection an agent-side hook needs: send envelopes, receive them. An `AcpAgentConnection` fits. */
+export type AcpAgentLink = AcpMessageLink & TunnelHandlerHost;
+
+/** Host of the placeholder URLs that stand for `acp:` servers inside a session's manager. */
+const PLACEHOLDER_PREFIX = "https://mcp-over-acp.invalid/";
+
+/**
+ * The agent side of MCP over ACP, as the `mcpOverAcp` hook of `AcpMcpSessions`: it announces
+ * the capability, claims the `acp:` entries of `mcpServers`, and gives the session's manager a
+ * transport factory that opens a tunnel for them (every other server goes to `createTransport`).
+ *
+ * ```ts
+ * const connection = new AcpAgentConnection((conn) => new ScriptedAgent(conn, { mcpOverAcp: mcpOverAcpHook(conn) }));
+ * ```
+ *
+ * Inside the manager an `acp:` server is configured as `http` with a placeholder URL under
+ * `https://mcp-over-acp.invalid/` (a reserved name that never resolves), because the manager's
+ * URL checks accept only http(s); the factory recognises the placeholder and never dials it.
+ */
+export function mcpOverAcpHook(connection: AcpAgentLink, options: { binding?: McpOverAcpBinding; outerTimeoutMs?: number } = {}): McpOverAcpHook {
+  const binding = options.binding ?? draftBinding;
+  const router = new AcpTunnelRouter({ link: connection, side: "client", binding, outerTimeoutMs: options.outerTimeoutMs });
+  router.serve(connection);
+  const keysOf = new Map<string, string[]>();
+  const factory: TransportFactory = (prepared, hooks) => {
+    const url = prepared.url?.href;
+    if (url === undefined || !url.startsWith(PLACEHOLDER_PREFIX)) return createTransport(prepared, hooks);
+    const key = decodeURIComponent(url.slice(PLACEHOLDER_PREFIX.length));
+    // A restart reconnects: the previous tunnel of this key is finished with.
+    void router.get(key)?.close();
+    return router.open(key);
+  };
+  return {
+    capabilities: binding.agentCapabilities() as AgentCapabilities,
+    claims: (entry) => binding.isAcpServer(entry),
+    open(sessionId, entries) {
+      const servers: McpServerConfig[] = entries.map((entry, i) => {
+        const name = binding.serverName(entry);
+        const key = binding.serverKey(entry);
+        if (name === undefined || name === "" || key === undefined) {
+          throw new RpcError(ErrorCode.InvalidParams, `Invalid params: mcpServers: MCP-over-ACP entry ${i} needs a name and an acp: url`);
+        }
+        return { name, transport: "http", url: `${PLACEHOLDER_PREFIX}${encodeURIComponent(key)}`, headers: {} };
+      });
+      keysOf.set(sessionId, entries.map((e) => binding.serverKey(e)!));
+      return { servers, transportFactory: factory };
+    },
+    async close(sessionId) {
+      const keys = keysOf.get(sessionId) ?? [];
+      keysOf.delete(sessionId);
+      await Promise.all(keys.map((key) => router.get(key)?.close()));
+    },
+  };
+}

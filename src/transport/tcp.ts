@@ -1,0 +1,342 @@
+/**
+ * ndjson over a TCP socket, both sides. Used on loopback by the MCP-over-ACP shim and the
+ * conductor that listens for it; the framing (and its limits) is the same `LineDecoder` and
+ * `encodeLine` as stdio.
+ *
+ * - {@link TcpTransport} wraps a socket that is already connected (what a server accepts).
+ * - {@link TcpClientTransport} connects in `start()`, retrying a refused connect with a
+ *   bounded backoff, and may send a first line (a greeting such as an auth token) before
+ *   anything else.
+ * - {@link readFirstLine} reads one bounded line off a fresh socket, for a server that must
+ *   check a greeting before it trusts the connection.
+ */
+import { connect, type Socket } from "node:net";
+import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
+import type { JsonRpcMessage } from "../jsonrpc/message.ts";
+import { encodeLine, LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
+import type { Transport } from "./transport.ts";
+
+export interface TcpTransportOptions {
+  /** Largest line accepted, in bytes. Default 32 MiB. */
+  maxLineBytes?: number;
+  /** Bytes already read off the socket (after a greeting), decoded before anything else. */
+  initialData?: Uint8Array;
+  /** How long `close()` waits for the other side to close its half before destroying, ms. Default 2000. */
+  closeGraceMs?: number;
+  /** Name used in error messages. Default `tcp`. */
+  name?: string;
+}
+
+const DEFAULT_CLOSE_GRACE_MS = 2000;
+
+/**
+ * Exchanges newline-delimited JSON over a connected socket.
+ *
+ * - Undecodable lines go to `onerror` (`PARSE_ERROR`, `INVALID_UTF8`, `LINE_TOO_LONG`) and
+ *   never end the connection.
+ * - The other side closing (EOF, reset) ends the transport: `onclose()` without a reason for
+ *   a clean end, with the socket error otherwise.
+ * - `close()` ends our half, waits up to the grace period for the socket to close, then
+ *   destroys it.
+ */
+export class TcpTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (reason?: Error) => void;
+
+  protected socket: Socket | undefined;
+  protected readonly label: string;
+  private readonly decoder: LineDecoder;
+  private readonly graceMs: number;
+  private initialData: Uint8Array | undefined;
+  private started = false;
+  private finished = false;
+  private closeRequested = false;
+  private socketError: Error | undefined;
+  private closing: Promise<void> | undefined;
+  private drain: Promise<void> | undefined;
+  private readonly socketClosed: Promise<void>;
+  private markSocketClosed!: () => void;
+
+  constructor(socket: Socket | undefined, options: TcpTransportOptions = {}) {
+    this.socket = socket;
+    this.label = options.name ?? "tcp";
+    this.decoder = new LineDecoder({ maxLineBytes: options.maxLineBytes });
+    this.graceMs = options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
+    this.initialData = options.initialData;
+    this.socketClosed = new Promise((resolve) => {
+      this.markSocketClosed = resolve;
+    });
+  }
+
+  /** Starts reading. Rejects if called twice or if the socket is already gone. */
+  start(): Promise<void> {
+    if (this.started) return Promise.reject(new Error(`${this.label}: start() called twice`));
+    this.started = true;
+    const socket = this.socket;
+    if (!socket || socket.destroyed) {
+      return Promise.reject(new BridgeError("CLOSED", `${this.label}: socket is not connected`));
+    }
+    this.attach(socket);
+    return Promise.resolve();
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    const socket = this.socket;
+    if (!socket || this.finished || this.closeRequested || socket.destroyed || !socket.writable) {
+      return Promise.reject(new BridgeError("CLOSED", `${this.label}: connection is closed`));
+    }
+    if (socket.write(encodeLine(message))) return Promise.resolve();
+    this.drain ??= new Promise<void>((resolve, reject) => {
+      const done = (err?: Error): void => {
+        socket.off("drain", onDrain);
+        socket.off("close", onClose);
+        this.drain = undefined;
+        if (err) reject(err);
+        else resolve();
+      };
+      const onDrain = (): void => done();
+      const onClose = (): void => done(new BridgeError("CLOSED", `${this.label}: connection closed before it drained`));
+      socket.on("drain", onDrain);
+      socket.on("close", onClose);
+    });
+    return this.drain;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closeRequested = true;
+      const socket = this.socket;
+      if (!socket || !this.started) {
+        socket?.destroy();
+        this.finish(undefined);
+        return;
+      }
+      socket.end();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.graceMs);
+      });
+      await Promise.race([this.socketClosed, grace]);
+      clearTimeout(timer);
+      socket.destroy();
+      await this.socketClosed;
+    })();
+    return this.closing;
+  }
+
+  /** Wires a connected socket: data, end, errors, close. */
+  protected attach(socket: Socket): void {
+    this.socket = socket;
+    socket.setNoDelay(true);
+    socket.on("data", (chunk: Uint8Array) => this.deliverAll(this.decoder.push(chunk)));
+    socket.on("end", () => {
+      this.deliverAll(this.decoder.end());
+      // The other side finished writing: finish our half too, so the socket closes.
+      socket.end();
+    });
+    socket.on("error", (err) => {
+      this.socketError = err;
+    });
+    socket.on("close", () => {
+      this.markSocketClosed();
+      const reason = this.closeRequested || this.socketError === undefined
+        ? undefined
+        : new BridgeError("CLOSED", `${this.label}: connection failed: ${errorMessage(this.socketError)}`, { cause: this.socketError });
+      this.finish(reason);
+    });
+    // A socket handed over by readFirstLine() was paused explicitly; a listener alone would
+    // not restart it.
+    socket.resume();
+    const initial = this.initialData;
+    this.initialData = undefined;
+    if (initial && initial.length > 0) {
+      // After start() returns, so that the caller's handlers are in place either way.
+      queueMicrotask(() => this.deliverAll(this.decoder.push(initial)));
+    }
+  }
+
+  private deliverAll(lines: DecodedLine[]): void {
+    for (let i = 0; i < lines.length; i++) {
+      if (this.finished) return;
+      const line = lines[i]!;
+      if (line.ok) this.onmessage?.(line.value);
+      else this.onerror?.(line.error);
+    }
+  }
+
+  private finish(reason: Error | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.onclose?.(reason);
+  }
+}
+
+export interface TcpClientOptions extends Omit<TcpTransportOptions, "initialData"> {
+  /** Default `127.0.0.1`. */
+  host?: string;
+  port: number;
+  /** Connect attempts in total (the first plus retries). Default 8. */
+  connectAttempts?: number;
+  /** Delay before the first retry, doubling after each, ms. Default 50. */
+  retryDelayMs?: number;
+  /** Longest delay between attempts, ms. Default 1000. */
+  maxRetryDelayMs?: number;
+  /** Written as the first line, before any message (for example `{"token": "..."}`). */
+  greeting?: unknown;
+}
+
+/** Connection errors worth another attempt: nobody listening yet, or the listener is busy. */
+const RETRYABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EADDRNOTAVAIL"]);
+
+/**
+ * Connects to a TCP server in `start()`.
+ *
+ * ```ts
+ * const t = new TcpClientTransport({ port: 4000, greeting: { token } });
+ * t.onmessage = (m) => console.log(m);
+ * await t.start();
+ * ```
+ */
+export class TcpClientTransport extends TcpTransport {
+  private readonly target: Required<Pick<TcpClientOptions, "host" | "port" | "connectAttempts" | "retryDelayMs" | "maxRetryDelayMs">>;
+  private readonly greeting: unknown;
+  private connectStarted = false;
+  private abandoned = false;
+
+  constructor(options: TcpClientOptions) {
+    super(undefined, { ...options, name: options.name ?? `tcp ${options.host ?? "127.0.0.1"}:${options.port}` });
+    const attempts = options.connectAttempts ?? 8;
+    if (!Number.isInteger(options.port) || options.port < 1 || options.port > 65535) {
+      throw new RangeError(`TcpClientTransport: port must be an integer in 1..65535, got ${options.port}`);
+    }
+    if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError(`TcpClientTransport: connectAttempts must be >= 1, got ${attempts}`);
+    this.target = {
+      host: options.host ?? "127.0.0.1",
+      port: options.port,
+      connectAttempts: attempts,
+      retryDelayMs: options.retryDelayMs ?? 50,
+      maxRetryDelayMs: options.maxRetryDelayMs ?? 1000,
+    };
+    this.greeting = options.greeting;
+  }
+
+  /** Rejects with `BridgeError CLOSED` once every attempt failed (or `close()` was called). */
+  override async start(): Promise<void> {
+    if (this.connectStarted) throw new Error(`${this.label}: start() called twice`);
+    this.connectStarted = true;
+    const socket = await this.connectWithRetry();
+    if (this.greeting !== undefined) socket.write(encodeLine(this.greeting));
+    this.socket = socket;
+    await super.start();
+  }
+
+  override close(): Promise<void> {
+    this.abandoned = true;
+    return super.close();
+  }
+
+  private async connectWithRetry(): Promise<Socket> {
+    const { host, port, connectAttempts } = this.target;
+    let delay = this.target.retryDelayMs;
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= connectAttempts; attempt++) {
+      if (this.abandoned) break;
+      try {
+        const socket = await connectOnce(host, port);
+        if (this.abandoned) {
+          socket.destroy();
+          break;
+        }
+        return socket;
+      } catch (err) {
+        lastError = err;
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === undefined || !RETRYABLE.has(code) || attempt === connectAttempts) break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, this.target.maxRetryDelayMs);
+    }
+    const why = this.abandoned ? "closed before it connected" : `connect failed: ${errorMessage(lastError)}`;
+    throw new BridgeError("CLOSED", `${this.label}: ${why}`, { cause: lastError, details: { host, port } });
+  }
+}
+
+function connectOnce(host: string, port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    const onError = (err: Error): void => {
+      socket.off("connect", onConnect);
+      socket.destroy();
+      reject(err);
+    };
+    const onConnect = (): void => {
+      socket.off("error", onError);
+      resolve(socket);
+    };
+    socket.once("error", onError);
+    socket.once("connect", onConnect);
+  });
+}
+
+/** What {@link readFirstLine} read: the line (without its newline) and any bytes after it. */
+export interface FirstLine {
+  line: string;
+  rest: Uint8Array;
+}
+
+/**
+ * Reads the first line of a fresh socket. Rejects (and leaves the socket to the caller) when
+ * the line is longer than `maxBytes`, is not UTF-8, or does not arrive within `timeoutMs`, or
+ * the socket ends first. Reading pauses after the line, so nothing is lost before a
+ * {@link TcpTransport} takes over with `initialData: rest`.
+ */
+export function readFirstLine(socket: Socket, options: { maxBytes: number; timeoutMs: number }): Promise<FirstLine> {
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const timer = setTimeout(() => fail(new Error(`no greeting within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      socket.off("data", onData);
+      socket.off("end", onEnd);
+      socket.off("error", onError);
+      socket.off("close", onEnd);
+      socket.pause();
+    };
+    const fail = (err: Error): void => {
+      cleanup();
+      // The caller is about to destroy the socket; a late error must not go unhandled.
+      socket.on("error", () => undefined);
+      reject(err);
+    };
+    const onData = (chunk: Uint8Array): void => {
+      const nl = chunk.indexOf(0x0a);
+      const take = nl === -1 ? chunk : chunk.subarray(0, nl);
+      size += take.length;
+      if (size > options.maxBytes) return fail(new Error(`greeting longer than ${options.maxBytes} bytes`));
+      chunks.push(take);
+      if (nl === -1) return;
+      cleanup();
+      const bytes = new Uint8Array(size);
+      let at = 0;
+      for (const c of chunks) {
+        bytes.set(c, at);
+        at += c.length;
+      }
+      let line: string;
+      try {
+        line = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      } catch {
+        return reject(new Error("greeting is not valid UTF-8"));
+      }
+      resolve({ line: line.endsWith("\r") ? line.slice(0, -1) : line, rest: chunk.subarray(nl + 1) });
+    };
+    const onEnd = (): void => fail(new Error("connection ended before its greeting"));
+    const onError = (err: Error): void => fail(err);
+    socket.on("data", onData);
+    socket.on("end", onEnd);
+    socket.on("close", onEnd);
+    socket.on("error", onError);
+  });
+}

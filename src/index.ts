@@ -42,6 +42,8 @@ export {
   type ProtocolVersion,
 } from "./mcp/versions.ts";
 export type * from "./mcp/types.ts";
+export * from "./transport/http.ts";
+export { TcpTransport, TcpClientTransport } from "./transport/tcp.ts";
 export { compileSchema, validateSchema, formatSchemaErrors, type SchemaError, type ValidationResult } from "./schema/validate.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -191,3 +193,7 @@ export {
 export { RateLimiter, DEFAULT_CALLS_PER_MINUTE, type RateLimiterOptions, type RateLimitResult } from "./security/rate-limit.ts";
 export { Redactor, redactUrl, REDACTED, type RedactorOptions } from "./security/redact.ts";
 export { resolveWithin, PathError, type PathErrorCode } from "./security/paths.ts";
+
+// ---------------------------------------------------------------------------------------------
+// ACP (issue 5): the main classes; every ACP type is in `mcp-bridge/acp` (src/acp/index.ts).
+export { AcpAgentConnection, AcpMcpSessions, ScriptedAgent, McpProvider, Conductor, AcpTunnelTransport } from "./acp/index.ts";

@@ -1,0 +1,7 @@
+/** The HTTP transports (`mcp-bridge/transport/http`): Streamable HTTP and legacy HTTP+SSE, both sides. */
+export { StreamableHttpClientTransport, type HttpClientOptions } from "./http-client.ts";
+export { SseClientTransport, type SseClientOptions } from "./sse-client.ts";
+export { AutoHttpClientTransport } from "./http-auto.ts";
+export { AuthError, parseWwwAuthenticate, type AuthChallenge, type WwwAuthenticateChallenge } from "./auth-error.ts";
+export { StreamableHttpServer, StreamableHttpSessionTransport, type StreamableHttpServerOptions } from "./http-server.ts";
+export { SseServer, SseSessionTransport, type SseServerOptions } from "./sse-server.ts";

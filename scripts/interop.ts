@@ -12,6 +12,10 @@
  * (`--inside-netns`) in a private network namespace where the only interface is loopback, and
  * everything (the servers and our client) happens in there. Server output goes to
  * scripts/interop/results/interop/.
+ *
+ * Then, outside the namespace (it binds 127.0.0.1 only), the ACP editor interop
+ * (scripts/interop-acp.ts) runs and prints its own table: the ACP SDK as the editor against
+ * our reference agent. Either run failing exits 1.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
@@ -26,6 +30,7 @@ import { SseClientTransport } from "../src/transport/sse-client.ts";
 import { StdioClientTransport } from "../src/transport/stdio.ts";
 import type { Transport } from "../src/transport/transport.ts";
 import { ensureInteropPackage, finish, formatTable, INTEROP_DIR, NODE22, node22Env, ROOT } from "./conformance.ts";
+import { runAcpInterop } from "./interop-acp.ts";
 import { assertNetnsAvailable, inNetns, ProcessGroups, type Started } from "./netns.ts";
 
 const EVERYTHING_JS = join(INTEROP_DIR, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
@@ -298,7 +303,9 @@ async function outside(): Promise<number> {
   const run = groups.start("interop (netns)", command, args, { cwd: ROOT }, true);
   const { code, timedOut } = await finish(groups, run, 300_000);
   if (timedOut) process.stdout.write("FAIL interop timed out after 300 s\n");
-  return code === 0 && !timedOut ? 0 : 1;
+  // Runs whatever the MCP interop gave, so that one run reports both.
+  const acp = await runAcpInterop();
+  return code === 0 && !timedOut && acp === 0 ? 0 : 1;
 }
 
 const entry = process.argv[1];

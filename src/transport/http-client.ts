@@ -81,15 +81,8 @@ export class StreamableHttpClientTransport implements Transport {
   /** Called after a 404 made the transport re-initialize a new session transparently. */
   onsessionexpired?: () => void;
 
-  private readonly url: URL;
-  private readonly target: string;
-  private readonly configured: Record<string, string>;
-  private readonly timeoutMs: number;
-  private readonly maxBody: number;
+  private readonly base: HttpClientBasics;
   private readonly wantGetStream: boolean;
-  private readonly log: (msg: string) => void;
-  private readonly agent: http.Agent;
-  private readonly ownAgent: boolean;
   private readonly live = new Set<HttpCall>();
   private readonly streams: ReplyStreams;
   private session: string | undefined;
@@ -101,27 +94,19 @@ export class StreamableHttpClientTransport implements Transport {
   private closing: Promise<void> | undefined;
 
   constructor(options: HttpClientOptions) {
-    this.url = httpUrl(options.url, "Streamable HTTP transport");
-    this.target = displayUrl(this.url);
-    this.configured = normalizeHeaders(options.headers, `Streamable HTTP transport for ${this.target}`);
-    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+    this.base = clientBasics(options, "Streamable HTTP transport");
     this.wantGetStream = options.openGetStream ?? true;
-    const onLog = options.onLog;
-    this.log = onLog ? (m) => onLog(`${this.target}: ${m}`) : () => undefined;
-    this.ownAgent = options.agent === undefined;
-    this.agent = options.agent ?? keepAliveAgent(this.url);
     const host: StreamHost = {
-      url: this.url,
+      url: this.base.url,
       isClosed: () => this.closed,
       hasSession: () => this.session !== undefined,
-      openGet: (lastEventId) => this.call("GET", this.getHeaders(lastEventId), undefined, this.timeoutMs),
+      openGet: (lastEventId) => this.call("GET", this.getHeaders(lastEventId), undefined, this.base.timeoutMs),
       message: (value) => this.emit(value),
       error: (e) => this.onerror?.(e),
-      log: this.log,
+      log: this.base.log,
     };
     this.streams = new ReplyStreams(host, {
-      maxBody: this.maxBody,
+      maxBody: this.base.maxBody,
       initialDelayMs: options.reconnect?.initialDelayMs ?? 1000,
       maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
       maxAttempts: options.reconnect?.maxAttempts ?? 5,
@@ -183,17 +168,17 @@ export class StreamableHttpClientTransport implements Transport {
     this.streams.closeAll(err);
     for (const call of [...this.live]) call.abort(err);
     if (this.session !== undefined) {
-      const call = this.call("DELETE", this.getHeaders(""), undefined, Math.min(this.timeoutMs, DELETE_TIMEOUT_MS));
+      const call = this.call("DELETE", this.getHeaders(""), undefined, Math.min(this.base.timeoutMs, DELETE_TIMEOUT_MS));
       try {
         const res = await call.response;
         await drain(call, res);
-        if (res.statusCode !== 405 && (res.statusCode ?? 0) >= 300) this.log(`DELETE of the session answered ${res.statusCode}`);
+        if (res.statusCode !== 405 && (res.statusCode ?? 0) >= 300) this.base.log(`DELETE of the session answered ${res.statusCode}`);
       } catch (e) {
-        this.log(`DELETE of the session failed: ${errorMessage(e)}`);
+        this.base.log(`DELETE of the session failed: ${errorMessage(e)}`);
       }
       this.session = undefined;
     }
-    if (this.ownAgent) this.agent.destroy();
+    if (this.base.ownAgent) this.base.agent.destroy();
     this.onclose?.();
   }
 
@@ -201,12 +186,12 @@ export class StreamableHttpClientTransport implements Transport {
   private call(method: HttpMethod, headers: http.OutgoingHttpHeaders, body: string | undefined, timeoutMs: number, repeatable = true): HttpCall {
     if (this.closed && method !== "DELETE") throw closedError();
     return new HttpCall({
-      method, url: this.url, headers, body, agent: this.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable,
+      method, url: this.base.url, headers, body, agent: this.base.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable,
     });
   }
 
   private postHeaders(init: boolean): http.OutgoingHttpHeaders {
-    const h: http.OutgoingHttpHeaders = { ...this.configured, accept: POST_ACCEPT, "content-type": "application/json" };
+    const h: http.OutgoingHttpHeaders = { ...this.base.configured, accept: POST_ACCEPT, "content-type": "application/json" };
     if (!init) {
       if (this.session !== undefined) h["mcp-session-id"] = this.session;
       if (this.version !== undefined) h["mcp-protocol-version"] = this.version;
@@ -215,7 +200,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   private getHeaders(lastEventId: string): http.OutgoingHttpHeaders {
-    const h: http.OutgoingHttpHeaders = { ...this.configured, accept: "text/event-stream" };
+    const h: http.OutgoingHttpHeaders = { ...this.base.configured, accept: "text/event-stream" };
     if (this.session !== undefined) h["mcp-session-id"] = this.session;
     if (this.version !== undefined) h["mcp-protocol-version"] = this.version;
     if (lastEventId !== "") h["last-event-id"] = lastEventId;
@@ -234,13 +219,13 @@ export class StreamableHttpClientTransport implements Transport {
       if (!ex.done) await this.postRequest(body, init, ex, true);
       return;
     }
-    if (status < 200 || status > 299) throw await statusError(call, res, "POST", this.url, ex.label);
+    if (status < 200 || status > 299) throw await statusError(call, res, "POST", this.base.url, ex.label);
     if (init) this.captureSession(res);
     const type = mediaType(res);
     if (type === "text/event-stream") return this.streams.readRequestStream(ex, call, res);
     if (type === "application/json") {
-      call.arm(this.timeoutMs);
-      const buf = await readBody(call, res, this.maxBody, `reply to ${ex.label}`);
+      call.arm(this.base.timeoutMs);
+      const buf = await readBody(call, res, this.base.maxBody, `reply to ${ex.label}`);
       let value: unknown;
       try {
         value = JSON.parse(buf.toString("utf8"));
@@ -258,7 +243,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     if (status === 202 || status === 204) {
       await drain(call, res);
-      this.log(`${ex.label} was answered ${status}; its response can only arrive on the GET stream`);
+      this.base.log(`${ex.label} was answered ${status}; its response can only arrive on the GET stream`);
       return;
     }
     call.abort(new BridgeError("HTTP_ERROR", "unexpected content type"));
@@ -272,7 +257,7 @@ export class StreamableHttpClientTransport implements Transport {
   /** POSTs a notification or a response: any 2xx will do, the body is ignored. */
   private async postOther(body: string, what: string, retried: boolean): Promise<void> {
     const sessionAtSend = this.session;
-    const call = this.call("POST", this.postHeaders(false), body, this.timeoutMs);
+    const call = this.call("POST", this.postHeaders(false), body, this.base.timeoutMs);
     const res = await call.response;
     const status = res.statusCode ?? 0;
     if (status === 404 && sessionAtSend !== undefined) {
@@ -280,7 +265,7 @@ export class StreamableHttpClientTransport implements Transport {
       await this.sessionExpired(sessionAtSend, retried, `"${what}"`);
       return this.postOther(body, what, true);
     }
-    if (status < 200 || status > 299) throw await statusError(call, res, "POST", this.url, `"${what}"`);
+    if (status < 200 || status > 299) throw await statusError(call, res, "POST", this.base.url, `"${what}"`);
     await drain(call, res);
     if (what === "notifications/initialized" && this.wantGetStream) this.streams.startGet();
   }
@@ -315,7 +300,7 @@ export class StreamableHttpClientTransport implements Transport {
     if (this.initParams === undefined) {
       throw new BridgeError("HTTP_ERROR", "the session is gone (404) and no initialize was sent on this transport to replay");
     }
-    this.log("session expired (404); re-initializing");
+    this.base.log("session expired (404); re-initializing");
     const id = `mcp-bridge-reinitialize-${++this.reinitCount}`;
     const ex = this.streams.track([id], "initialize (replayed after the session expired)", true);
     const body = JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: this.initParams });
@@ -348,6 +333,43 @@ export class StreamableHttpClientTransport implements Transport {
       this.onerror?.(err instanceof Error ? err : new Error(errorMessage(err)));
     }
   }
+}
+
+/** What both HTTP client transports resolve from their options at construction. */
+export interface HttpClientBasics {
+  readonly url: URL;
+  /** The URL as shown in messages and logs (no credentials). */
+  readonly target: string;
+  /** The configured headers, checked and with lower-case names. */
+  readonly configured: Record<string, string>;
+  readonly timeoutMs: number;
+  readonly maxBody: number;
+  /** `onLog`, each line prefixed with the target; a no-op without it. */
+  readonly log: (msg: string) => void;
+  readonly agent: http.Agent;
+  /** True when the agent was made here, so the transport destroys it on close. */
+  readonly ownAgent: boolean;
+}
+
+/**
+ * Checks the URL and headers (throwing as a constructor should) and fills the defaults.
+ * `label` names the transport in those errors, e.g. `"SSE transport"`.
+ */
+export function clientBasics(options: HttpClientOptions, label: string): HttpClientBasics {
+  const url = httpUrl(options.url, label);
+  const target = displayUrl(url);
+  const configured = normalizeHeaders(options.headers, `${label} for ${target}`);
+  const onLog = options.onLog;
+  return {
+    url,
+    target,
+    configured,
+    timeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    log: onLog ? (m) => onLog(`${target}: ${m}`) : () => undefined,
+    agent: options.agent ?? keepAliveAgent(url),
+    ownAgent: options.agent === undefined,
+  };
 }
 
 /** Ids of the requests in a message or batch (a request has both `method` and `id`). */

@@ -8,6 +8,7 @@
 import { Buffer } from "node:buffer";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcId } from "../jsonrpc/message.ts";
 import { formatSseComment } from "../jsonrpc/sse.ts";
 
@@ -23,7 +24,7 @@ export interface HttpGuardOptions {
    * Default: `127.0.0.1`, `localhost` or `[::1]` with the port the request arrived on.
    */
   allowedHosts?: readonly string[];
-  /** Static token every request must carry as `Authorization: Bearer <token>`. */
+  /** Static token every request must carry as `Authorization: Bearer <token>` (else 401). */
   bearerToken?: string;
   /** Largest request body, bytes (413 beyond). Default 4 MiB. */
   maxBodyBytes?: number;
@@ -35,6 +36,7 @@ export interface HttpGuardOptions {
 export const HTTP_REFUSAL_CODE = -32000;
 
 const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Writes `status` with a JSON-RPC error body (`id` null unless given). If the response has
@@ -53,6 +55,19 @@ export function sendRpcError(
     return;
   }
   sendJson(res, status, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":${code},"message":${JSON.stringify(message)}}}`, headers);
+}
+
+/** Answers a request whose handling threw: 500 if nothing was written yet, else cut the reply. */
+export function failRequest(res: ServerResponse, err: unknown): void {
+  if (!res.headersSent) sendRpcError(res, 500, -32603, `Internal error: ${errorMessage(err)}`);
+  else res.destroy();
+}
+
+/** A request target split at its first `?` into path and query (without the `?`). */
+export function splitTarget(target: string | undefined): { path: string; query: string } {
+  const url = target ?? "/";
+  const q = url.indexOf("?");
+  return q === -1 ? { path: url, query: "" } : { path: url.slice(0, q), query: url.slice(q + 1) };
 }
 
 /** Writes a complete JSON reply (with its length, so the connection stays reusable). */
@@ -247,6 +262,21 @@ export class HttpGuard {
       req.on("end", onEnd);
       req.on("close", onClose);
     });
+  }
+
+  /**
+   * Reads the body (see `readBody`) and parses it as UTF-8 JSON. Resolves `undefined` after
+   * writing the refusal, 400 with -32700 for a body that is not JSON.
+   */
+  async readJson(req: IncomingMessage, res: ServerResponse): Promise<{ value: unknown } | undefined> {
+    const body = await this.readBody(req, res);
+    if (!body) return undefined;
+    try {
+      return { value: JSON.parse(utf8.decode(body)) };
+    } catch (err) {
+      sendRpcError(res, 400, -32700, `Parse error: ${errorMessage(err)}`);
+      return undefined;
+    }
   }
 
   private tooLarge(req: IncomingMessage, res: ServerResponse): void {

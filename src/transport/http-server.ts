@@ -17,43 +17,42 @@
  * 503 too many sessions. Error bodies are JSON-RPC errors with `id: null`.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { errorMessage } from "../jsonrpc/errors.ts";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { classifyMessage, type JsonRpcId } from "../jsonrpc/message.ts";
 import { allowsBatches, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
-import { acceptsEventStream, acceptsJsonAndEventStream, HTTP_REFUSAL_CODE, HttpGuard, isJsonContentType, sendRpcError } from "./http-guard.ts";
+import {
+  acceptsEventStream,
+  acceptsJsonAndEventStream,
+  failRequest,
+  HTTP_REFUSAL_CODE,
+  HttpGuard,
+  isJsonContentType,
+  type HttpGuardOptions,
+  sendRpcError,
+  splitTarget,
+} from "./http-guard.ts";
+import { closeHttpServer, createHttpServer, listenAt, startSession, type OnSession } from "./http-serve.ts";
 import { StreamableHttpSessionTransport } from "./http-session.ts";
-import type { Transport } from "./transport.ts";
 
 export { StreamableHttpSessionTransport } from "./http-session.ts";
 
-export interface StreamableHttpServerOptions {
+/** The Host/Origin allow-lists, bearer token and body limits are those of {@link HttpGuardOptions}. */
+export interface StreamableHttpServerOptions extends HttpGuardOptions {
   /**
    * Called once per new session (or per POST in stateless mode) with its transport; connect
    * an McpServer to it: `(t) => mcpServer.connect(t)`. A throw answers 500.
    */
-  onSession: (transport: Transport, info: { sessionId: string | undefined }) => Promise<unknown> | unknown;
+  onSession: OnSession;
   /** Endpoint path. Default `"/mcp"`; other paths get 404. */
   path?: string;
   /** No session ids and no GET stream: every POST gets a fresh transport and session. */
   stateless?: boolean;
-  /** See `HttpGuardOptions.allowedOrigins` (default: loopback origins of the request's port). */
-  allowedOrigins?: readonly string[];
-  /** See `HttpGuardOptions.allowedHosts` (default: loopback names with the request's port). */
-  allowedHosts?: readonly string[];
-  /** Largest POST body, bytes (413 beyond). Default 4 MiB. */
-  maxBodyBytes?: number;
-  /** Time allowed for a whole POST body, ms (408 after). Default 30 000. */
-  bodyTimeoutMs?: number;
   /** A session with no open response for about this long expires (then 404). Default 30 min. */
   sessionIdleMs?: number;
   /** Sessions at once; `initialize` beyond gets 503. Default 1000. */
   maxSessions?: number;
   /** Per-session resumability store. Defaults 1000 events / 8 MiB. */
   eventStore?: { maxEvents?: number; maxBytes?: number };
-  /** Static token every request must carry as `Authorization: Bearer <token>` (else 401). */
-  bearerToken?: string;
   /** `retry:` field of priming events on 2025-11-25 sessions, ms. Default 1000. */
   retryMs?: number;
   /** Interval of keep-alive comments on SSE responses, ms. Default 15 000. */
@@ -75,7 +74,6 @@ interface BodyShape {
   invalid?: { id: JsonRpcId | null; message: string };
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 /** Assumed when a request after initialize carries no `MCP-Protocol-Version` (per the spec). */
 const DEFAULT_HEADER_VERSION = "2025-03-26";
 
@@ -122,9 +120,7 @@ export class StreamableHttpServer {
    */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const url = req.url ?? "/";
-      const q = url.indexOf("?");
-      if ((q === -1 ? url : url.slice(0, q)) !== this.path) {
+      if (splitTarget(req.url).path !== this.path) {
         sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found");
         return;
       }
@@ -147,29 +143,15 @@ export class StreamableHttpServer {
           sendRpcError(res, 405, HTTP_REFUSAL_CODE, "Method Not Allowed", { allow: this.allow });
       }
     } catch (err) {
-      if (!res.headersSent) sendRpcError(res, 500, -32603, `Internal error: ${errorMessage(err)}`);
-      else res.destroy();
+      failRequest(res, err);
     }
   }
 
   /** Listens (host default 127.0.0.1, port 0 = ephemeral) and returns the endpoint URL. */
   async listen(port = 0, host = "127.0.0.1"): Promise<{ url: URL; port: number }> {
     if (this.server) throw new Error("StreamableHttpServer: listen() called twice");
-    const server = createServer((req, res) => void this.handle(req, res));
-    // Longer than common client idle timeouts, so a reused keep-alive socket is rarely cut
-    // under a client that is about to send on it.
-    server.keepAliveTimeout = 65_000;
-    this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, host, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-    const bound = (server.address() as AddressInfo).port;
-    const hostPart = host.includes(":") ? `[${host}]` : host;
-    return { url: new URL(`http://${hostPart}:${bound}${this.path}`), port: bound };
+    this.server = createHttpServer((req, res) => void this.handle(req, res));
+    return listenAt(this.server, port, host, this.path);
   }
 
   /** Terminates every session, closes their streams and the listener (if `listen` was used). */
@@ -177,13 +159,7 @@ export class StreamableHttpServer {
     this.closed = true;
     const all = [...[...this.sessions.values()].map((e) => e.transport), ...this.transient];
     await Promise.all(all.map((t) => t.close()));
-    const server = this.server;
-    if (server) {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    }
+    if (this.server) await closeHttpServer(this.server);
   }
 
   private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -195,15 +171,9 @@ export class StreamableHttpServer {
       sendRpcError(res, 406, HTTP_REFUSAL_CODE, "Not Acceptable: Accept must list application/json and text/event-stream");
       return;
     }
-    const body = await this.guard.readBody(req, res);
+    const body = await this.guard.readJson(req, res);
     if (!body) return;
-    let value: unknown;
-    try {
-      value = JSON.parse(utf8.decode(body));
-    } catch (err) {
-      sendRpcError(res, 400, -32700, `Parse error: ${errorMessage(err)}`);
-      return;
-    }
+    const value = body.value;
     const shape = inspect(value);
     if (shape.invalid) {
       sendRpcError(res, 400, -32600, `Invalid Request: ${shape.invalid.message}`, undefined, shape.invalid.id);
@@ -333,16 +303,10 @@ export class StreamableHttpServer {
 
   /** Runs onSession; on failure answers 500, closes the transport and returns false. */
   private async connect(transport: StreamableHttpSessionTransport, res: ServerResponse): Promise<boolean> {
-    let problem: string | undefined;
-    try {
-      await this.onSession(transport, { sessionId: transport.sessionId });
-      if (!transport.connected) problem = "onSession did not connect the transport";
-    } catch (err) {
-      problem = `could not start the session: ${errorMessage(err)}`;
-    }
-    if (problem === undefined && !transport.closed) return true;
+    const problem = await startSession(this.onSession, transport, transport.sessionId);
+    if (problem === undefined) return true;
     await transport.close();
-    sendRpcError(res, 500, -32603, `Internal error: ${problem ?? "the session closed at once"}`);
+    sendRpcError(res, 500, -32603, `Internal error: ${problem}`);
     return false;
   }
 

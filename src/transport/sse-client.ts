@@ -14,16 +14,13 @@ import type * as http from "node:http";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { SseParser, type SseEvent } from "../jsonrpc/sse.ts";
-import type { HttpClientOptions } from "./http-client.ts";
+import { clientBasics, type HttpClientBasics, type HttpClientOptions } from "./http-client.ts";
 import {
   HttpCall,
   carriesRequest,
   displayUrl,
   drain,
-  httpUrl,
-  keepAliveAgent,
   mediaType,
-  normalizeHeaders,
   readSse,
   statusError,
   type HttpMethod,
@@ -39,9 +36,6 @@ export interface SseClientOptions extends HttpClientOptions {
   endpointTimeoutMs?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
-const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
-
 /**
  * ```ts
  * const transport = new SseClientTransport({ url: "http://127.0.0.1:3001/sse" });
@@ -53,15 +47,8 @@ export class SseClientTransport implements Transport {
   onerror?: (error: Error) => void;
   onclose?: (reason?: Error) => void;
 
-  private readonly url: URL;
-  private readonly target: string;
-  private readonly configured: Record<string, string>;
-  private readonly timeoutMs: number;
+  private readonly base: HttpClientBasics;
   private readonly endpointTimeoutMs: number;
-  private readonly maxBody: number;
-  private readonly log: (msg: string) => void;
-  private readonly agent: http.Agent;
-  private readonly ownAgent: boolean;
   private readonly live = new Set<HttpCall>();
   private postUrl: URL | undefined;
   private started = false;
@@ -69,16 +56,8 @@ export class SseClientTransport implements Transport {
   private closing: Promise<void> | undefined;
 
   constructor(options: SseClientOptions) {
-    this.url = httpUrl(options.url, "SSE transport");
-    this.target = displayUrl(this.url);
-    this.configured = normalizeHeaders(options.headers, `SSE transport for ${this.target}`);
-    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.endpointTimeoutMs = options.endpointTimeoutMs ?? this.timeoutMs;
-    this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-    const onLog = options.onLog;
-    this.log = onLog ? (m) => onLog(`${this.target}: ${m}`) : () => undefined;
-    this.ownAgent = options.agent === undefined;
-    this.agent = options.agent ?? keepAliveAgent(this.url);
+    this.base = clientBasics(options, "SSE transport");
+    this.endpointTimeoutMs = options.endpointTimeoutMs ?? this.base.timeoutMs;
   }
 
   /** Where messages are POSTed, once the `endpoint` event arrived. */
@@ -94,20 +73,20 @@ export class SseClientTransport implements Transport {
     if (this.started) throw new BridgeError("INVALID_MESSAGE", "SSE transport: start() called twice");
     this.started = true;
     if (this.ended) throw closedError();
-    const call = this.newCall("GET", { ...this.configured, accept: "text/event-stream" }, undefined, this.endpointTimeoutMs);
+    const call = this.newCall("GET", { ...this.base.configured, accept: "text/event-stream" }, undefined, this.endpointTimeoutMs);
     const res = await call.response;
     const status = res.statusCode ?? 0;
-    if (status < 200 || status > 299) throw await statusError(call, res, "GET", this.url);
+    if (status < 200 || status > 299) throw await statusError(call, res, "GET", this.base.url);
     if (mediaType(res) !== "text/event-stream") {
       call.abort();
-      throw new BridgeError("HTTP_ERROR", `GET ${this.target} answered content type "${mediaType(res)}", not text/event-stream`, {
+      throw new BridgeError("HTTP_ERROR", `GET ${this.base.target} answered content type "${mediaType(res)}", not text/event-stream`, {
         details: { status },
       });
     }
     await new Promise<void>((resolve, reject) => {
       let waiting = true;
       let opened = false;
-      const parser = new SseParser({ maxEventSize: this.maxBody });
+      const parser = new SseParser({ maxEventSize: this.base.maxBody });
       const ended = readSse(call, res, parser, (events) => {
         for (const ev of events) {
           if (this.ended) return;
@@ -125,7 +104,7 @@ export class SseClientTransport implements Transport {
             opened = true;
             resolve();
           } else {
-            this.log(`ignored a "${ev.event}" event before the endpoint event`);
+            this.base.log(`ignored a "${ev.event}" event before the endpoint event`);
           }
         }
       });
@@ -133,7 +112,7 @@ export class SseClientTransport implements Transport {
         if (waiting) {
           waiting = false;
           call.abort();
-          reject(err ?? new BridgeError("HTTP_ERROR", `the SSE stream of ${this.target} ended before its endpoint event`));
+          reject(err ?? new BridgeError("HTTP_ERROR", `the SSE stream of ${this.base.target} ended before its endpoint event`));
         } else if (opened) {
           this.streamEnded(err);
         }
@@ -144,10 +123,10 @@ export class SseClientTransport implements Transport {
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.ended) throw closedError();
     const url = this.postUrl;
-    if (!url) throw new BridgeError("NOT_CONNECTED", `SSE transport for ${this.target}: not started`);
+    if (!url) throw new BridgeError("NOT_CONNECTED", `SSE transport for ${this.base.target}: not started`);
     const body = JSON.stringify(message);
     const repeatable = !carriesRequest(message);
-    const call = this.newCall("POST", { ...this.configured, "content-type": "application/json" }, body, this.timeoutMs, url, repeatable);
+    const call = this.newCall("POST", { ...this.base.configured, "content-type": "application/json" }, body, this.base.timeoutMs, url, repeatable);
     const res = await call.response;
     const status = res.statusCode ?? 0;
     if (status < 200 || status > 299) throw await statusError(call, res, "POST", url);
@@ -164,41 +143,41 @@ export class SseClientTransport implements Transport {
     this.ended = true;
     const err = reason ?? closedError();
     for (const call of [...this.live]) call.abort(err);
-    if (this.ownAgent) this.agent.destroy();
+    if (this.base.ownAgent) this.base.agent.destroy();
     this.onclose?.(reason);
   }
 
   private newCall(
-    method: HttpMethod, headers: http.OutgoingHttpHeaders, body: string | undefined, timeoutMs: number, url = this.url, repeatable = true,
+    method: HttpMethod, headers: http.OutgoingHttpHeaders, body: string | undefined, timeoutMs: number, url = this.base.url, repeatable = true,
   ): HttpCall {
     if (this.ended) throw closedError();
-    return new HttpCall({ method, url, headers, body, agent: this.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable });
+    return new HttpCall({ method, url, headers, body, agent: this.base.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable });
   }
 
   /** Resolves the endpoint URI; returns the refusal, if any. */
   private takeEndpoint(data: string): BridgeError | undefined {
     let url: URL;
     try {
-      url = new URL(data.trim(), this.url);
+      url = new URL(data.trim(), this.base.url);
     } catch {
-      return new BridgeError("HTTP_ERROR", `the endpoint event of ${this.target} is not a URI`);
+      return new BridgeError("HTTP_ERROR", `the endpoint event of ${this.base.target} is not a URI`);
     }
-    if (url.origin !== this.url.origin) {
+    if (url.origin !== this.base.url.origin) {
       return new BridgeError(
         "HTTP_ERROR",
-        `the endpoint event of ${this.target} points to another origin (${url.origin}); refused: ` +
-          `messages and configured headers stay on ${this.url.origin}`,
+        `the endpoint event of ${this.base.target} points to another origin (${url.origin}); refused: ` +
+          `messages and configured headers stay on ${this.base.url.origin}`,
         { details: { endpointOrigin: url.origin } },
       );
     }
     this.postUrl = url;
-    this.log(`messages go to ${displayUrl(url)}`);
+    this.base.log(`messages go to ${displayUrl(url)}`);
     return undefined;
   }
 
   private onEvent(ev: SseEvent): void {
     if (ev.event !== "message") {
-      this.log(`ignored an SSE event of type "${ev.event}"`);
+      this.base.log(`ignored an SSE event of type "${ev.event}"`);
       return;
     }
     let value: unknown;
@@ -219,7 +198,7 @@ export class SseClientTransport implements Transport {
   private streamEnded(err: Error | undefined): void {
     if (this.ended) return;
     const why = err ? `: ${err.message}` : " (the server closed it)";
-    const reason = new BridgeError("CLOSED", `the SSE stream of ${this.target} ended${why}`, err ? { cause: err } : {});
+    const reason = new BridgeError("CLOSED", `the SSE stream of ${this.base.target} ended${why}`, err ? { cause: err } : {});
     if (err instanceof BridgeError && err.code === "LIMIT_EXCEEDED") this.onerror?.(err);
     this.closing ??= this.shutdown(reason);
   }

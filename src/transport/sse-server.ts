@@ -13,47 +13,40 @@
  * ```
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { BridgeError } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { formatSseEvent } from "../jsonrpc/sse.ts";
 import {
   acceptsEventStream,
+  failRequest,
   HTTP_REFUSAL_CODE,
   HttpGuard,
   isJsonContentType,
+  type HttpGuardOptions,
   sendRpcError,
+  splitTarget,
   SSE_KEEP_ALIVE,
   startEventStream,
   writeBounded,
 } from "./http-guard.ts";
+import { closeHttpServer, createHttpServer, listenAt, startSession, type OnSession } from "./http-serve.ts";
 import type { Transport } from "./transport.ts";
 
-export interface SseServerOptions {
+/** The Host/Origin allow-lists, bearer token and body limits are those of {@link HttpGuardOptions}. */
+export interface SseServerOptions extends HttpGuardOptions {
   /** Called once per stream with its transport: `(t) => mcpServer.connect(t)`. A throw answers 500. */
-  onSession: (transport: Transport, info: { sessionId: string | undefined }) => Promise<unknown> | unknown;
+  onSession: OnSession;
   /** Path of the GET stream. Default `"/sse"`. */
   ssePath?: string;
   /** Path messages are POSTed to. Default `"/messages"`. */
   messagesPath?: string;
-  /** See `HttpGuardOptions.allowedOrigins`. */
-  allowedOrigins?: readonly string[];
-  /** See `HttpGuardOptions.allowedHosts`. */
-  allowedHosts?: readonly string[];
-  /** Largest POST body, bytes (413 beyond). Default 4 MiB. */
-  maxBodyBytes?: number;
-  /** Time allowed for a whole POST body, ms (408 after). Default 30 000. */
-  bodyTimeoutMs?: number;
   /** Streams at once; beyond gets 503. Default 1000. */
   maxSessions?: number;
-  /** Static token every request must carry as `Authorization: Bearer <token>` (else 401). */
-  bearerToken?: string;
   /** Interval of keep-alive comments, ms. Default 15 000. */
   keepAliveMs?: number;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 /** A client that stops reading is cut off once this much is queued. */
 const MAX_BUFFERED = 8 * 1024 * 1024;
 
@@ -162,9 +155,7 @@ export class SseServer {
   /** node:http request handler, mountable in an existing server. Never rejects. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const url = req.url ?? "/";
-      const q = url.indexOf("?");
-      const path = q === -1 ? url : url.slice(0, q);
+      const { path, query } = splitTarget(req.url);
       const expected = path === this.ssePath ? "GET" : path === this.messagesPath ? "POST" : undefined;
       if (expected === undefined) {
         sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found");
@@ -176,42 +167,24 @@ export class SseServer {
         return;
       }
       if (expected === "GET") await this.open(req, res);
-      else await this.post(req, res, q === -1 ? "" : url.slice(q + 1));
+      else await this.post(req, res, query);
     } catch (err) {
-      if (!res.headersSent) sendRpcError(res, 500, -32603, `Internal error: ${errorMessage(err)}`);
-      else res.destroy();
+      failRequest(res, err);
     }
   }
 
   /** Listens (host default 127.0.0.1, port 0 = ephemeral) and returns the URL of the SSE stream. */
   async listen(port = 0, host = "127.0.0.1"): Promise<{ url: URL; port: number }> {
     if (this.server) throw new Error("SseServer: listen() called twice");
-    const server = createServer((req, res) => void this.handle(req, res));
-    server.keepAliveTimeout = 65_000;
-    this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, host, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-    const bound = (server.address() as AddressInfo).port;
-    const hostPart = host.includes(":") ? `[${host}]` : host;
-    return { url: new URL(`http://${hostPart}:${bound}${this.ssePath}`), port: bound };
+    this.server = createHttpServer((req, res) => void this.handle(req, res));
+    return listenAt(this.server, port, host, this.ssePath);
   }
 
   /** Ends every stream and closes the listener (if `listen` was used). */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.sessions.values()].map((t) => t.close()));
-    const server = this.server;
-    if (server) {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    }
+    if (this.server) await closeHttpServer(this.server);
   }
 
   private async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -229,16 +202,10 @@ export class SseServer {
       if (this.sessions.get(id) === transport) this.sessions.delete(id);
     });
     this.sessions.set(id, transport);
-    let problem: string | undefined;
-    try {
-      await this.onSession(transport, { sessionId: id });
-      if (!transport.connected) problem = "onSession did not connect the transport";
-    } catch (err) {
-      problem = `could not start the session: ${errorMessage(err)}`;
-    }
-    if (problem !== undefined || transport.closed || res.destroyed) {
+    const problem = await startSession(this.onSession, transport, id);
+    if (problem !== undefined || res.destroyed) {
       await transport.close();
-      if (!res.destroyed) sendRpcError(res, 500, -32603, `Internal error: ${problem ?? "the session closed at once"}`);
+      if (problem !== undefined && !res.destroyed) sendRpcError(res, 500, -32603, `Internal error: ${problem}`);
       return;
     }
     transport.open(`${this.messagesPath}?sessionId=${encodeURIComponent(id)}`, this.keepAliveMs);
@@ -259,20 +226,13 @@ export class SseServer {
       sendRpcError(res, 415, HTTP_REFUSAL_CODE, "Unsupported Media Type: Content-Type must be application/json");
       return;
     }
-    const body = await this.guard.readBody(req, res);
+    const body = await this.guard.readJson(req, res);
     if (!body) return;
-    let value: unknown;
-    try {
-      value = JSON.parse(utf8.decode(body));
-    } catch (err) {
-      sendRpcError(res, 400, -32700, `Parse error: ${errorMessage(err)}`);
-      return;
-    }
     if (transport.closed) {
       sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found: unknown or closed session");
       return;
     }
     res.writeHead(202, { "content-type": "text/plain; charset=utf-8", "content-length": 8 }).end("Accepted");
-    transport.deliver(value);
+    transport.deliver(body.value);
   }
 }

@@ -2,7 +2,11 @@
 import type { McpServerConfig } from "../../src/config/types.ts";
 import type { McpManagerEvents, StateChange } from "../../src/manager/events.ts";
 import type { McpManager } from "../../src/manager/manager.ts";
+import { waitForState } from "../manager/helpers.ts";
 import { fixture } from "./helpers.ts";
+
+/** Polls until `check()` holds (the manager unit tests' `until`, under the name these tests use). */
+export { until as eventually } from "../manager/helpers.ts";
 
 /** A stdio config running a fixture server (absolute command, so it passes as untrusted too). */
 export function fixtureConfig(name: string, file: string, flags: string[] = [], extra: Partial<McpServerConfig> = {}): McpServerConfig {
@@ -24,25 +28,5 @@ export function capture(manager: McpManager): { lines: string[]; states: StateCh
 
 /** Resolves with the first state event matching; subscribe before causing it. */
 export function nextState(manager: McpManager, match: (s: StateChange) => boolean, timeoutMs = 20_000): Promise<StateChange> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`no matching state event within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const off = manager.on("state", (s) => {
-      if (!match(s)) return;
-      clearTimeout(timer);
-      off();
-      resolve(s);
-    });
-  });
-}
-
-/** Polls until `check()` holds. */
-export async function eventually(check: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return waitForState(manager, match, timeoutMs);
 }

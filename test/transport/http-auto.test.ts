@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type * as http from "node:http";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import { AuthError } from "../../src/transport/auth-error.ts";
@@ -8,8 +8,8 @@ import { AutoHttpClientTransport } from "../../src/transport/http-auto.ts";
 import {
   INIT_PARAMS,
   accepted,
+  closedAfterAll,
   initializeResult,
-  rawServer,
   record,
   request,
   result,
@@ -18,26 +18,12 @@ import {
   sseHead,
   until,
   type Handler,
-  type RawServer,
 } from "./http-client-helpers.ts";
 
-const servers: RawServer[] = [];
-const transports: AutoHttpClientTransport[] = [];
-after(async () => {
-  await Promise.all(transports.map((t) => t.close()));
-  await Promise.all(servers.map((s) => s.close()));
-});
-
-async function serve(handler: Handler): Promise<RawServer> {
-  const s = await rawServer(handler);
-  servers.push(s);
-  return s;
-}
+const { serve, keep } = closedAfterAll<AutoHttpClientTransport>();
 
 function auto(url: string, headers: Record<string, string> = {}): AutoHttpClientTransport {
-  const t = new AutoHttpClientTransport({ url, headers, openGetStream: false });
-  transports.push(t);
-  return t;
+  return keep(new AutoHttpClientTransport({ url, headers, openGetStream: false }));
 }
 
 /**

@@ -1,35 +1,23 @@
 /** 401/403: the WWW-Authenticate parser and the AuthError the HTTP client raises. */
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { AuthError, parseWwwAuthenticate, summarizeChallenges } from "../../src/transport/auth-error.ts";
 import { StreamableHttpClientTransport } from "../../src/transport/http-client.ts";
 import {
   INIT_PARAMS,
   accepted,
+  closedAfterAll,
   initializeResult,
   notification,
-  rawServer,
   record,
   request,
   sendJson,
   until,
   type Handler,
-  type RawServer,
 } from "./http-client-helpers.ts";
 
-const servers: RawServer[] = [];
-const transports: StreamableHttpClientTransport[] = [];
-after(async () => {
-  await Promise.all(transports.map((t) => t.close()));
-  await Promise.all(servers.map((s) => s.close()));
-});
-
-async function serve(handler: Handler): Promise<RawServer> {
-  const s = await rawServer(handler);
-  servers.push(s);
-  return s;
-}
+const { serve, keep } = closedAfterAll<StreamableHttpClientTransport>();
 
 describe("parseWwwAuthenticate", () => {
   it("parses a full MCP Bearer challenge", () => {
@@ -95,7 +83,7 @@ describe("AuthError from the Streamable HTTP client", () => {
       res.end('{"error":"invalid_token"}');
     });
     const t = new StreamableHttpClientTransport({ url: `${s.origin}/mcp?api_key=SECRET`, openGetStream: false });
-    transports.push(t);
+    keep(t);
     const err = await t.send(request(1, "initialize", INIT_PARAMS)).then(() => undefined, (e: unknown) => e);
     assert.ok(err instanceof AuthError);
     assert.ok(err instanceof BridgeError);
@@ -133,7 +121,7 @@ describe("AuthError from the Streamable HTTP client", () => {
       res.end();
     });
     const t = new StreamableHttpClientTransport({ url: `${s.origin}/mcp`, openGetStream: false, headers: { authorization: "Bearer low" } });
-    transports.push(t);
+    keep(t);
     await t.send(request(1, "initialize", INIT_PARAMS));
     const err = await t.send(request(2, "tools/call")).then(() => undefined, (e: unknown) => e);
     assert.ok(err instanceof AuthError);
@@ -147,7 +135,7 @@ describe("AuthError from the Streamable HTTP client", () => {
   it("403 without a challenge still says what happened", async () => {
     const s = await serve((_req, res) => void res.writeHead(403).end("Forbidden origin"));
     const t = new StreamableHttpClientTransport({ url: `${s.origin}/mcp`, openGetStream: false });
-    transports.push(t);
+    keep(t);
     const err = await t.send(notification("notifications/initialized")).then(() => undefined, (e: unknown) => e);
     assert.ok(err instanceof AuthError);
     assert.match(err.message, /HTTP 403 .*refused access \(no WWW-Authenticate challenge\)/);
@@ -162,7 +150,7 @@ describe("AuthError from the Streamable HTTP client", () => {
       accepted(res);
     });
     const t = new StreamableHttpClientTransport({ url: `${s.origin}/mcp`, reconnect: { initialDelayMs: 5 } });
-    transports.push(t);
+    keep(t);
     const r = record(t);
     await t.send(request(1, "initialize", INIT_PARAMS));
     await t.send(notification("notifications/initialized"));

@@ -4,6 +4,8 @@
  */
 import * as http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { after } from "node:test";
+import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import type { JsonRpcId, JsonRpcSuccess } from "../../src/jsonrpc/message.ts";
 import type { Transport } from "../../src/transport/transport.ts";
 
@@ -82,6 +84,40 @@ export async function rawServer(handler: Handler): Promise<RawServer> {
   state.port = (server.address() as AddressInfo).port;
   state.origin = `http://127.0.0.1:${state.port}`;
   return state;
+}
+
+/**
+ * The raw servers and client transports of one test file, closed after all its tests
+ * (transports first, so a DELETE can still reach its server). Call once, at the top level.
+ */
+export function closedAfterAll<T extends { close(): Promise<void> }>(): {
+  /** Starts a raw server (see {@link rawServer}) to close later. */
+  serve(handler: Handler): Promise<RawServer>;
+  /** Registers a transport to close later; returns it. */
+  keep(transport: T): T;
+} {
+  const servers: RawServer[] = [];
+  const transports: T[] = [];
+  after(async () => {
+    await Promise.all(transports.map((t) => t.close()));
+    await Promise.all(servers.map((s) => s.close()));
+  });
+  return {
+    serve: async (handler) => {
+      const s = await rawServer(handler);
+      servers.push(s);
+      return s;
+    },
+    keep: (transport) => {
+      transports.push(transport);
+      return transport;
+    },
+  };
+}
+
+/** An `assert.rejects` matcher: a BridgeError with `code` (and a message matching `pattern`). */
+export function isCode(code: string, pattern?: RegExp): (e: unknown) => boolean {
+  return (e: unknown) => e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
 }
 
 export function sendJson(res: http.ServerResponse, value: unknown, headers: http.OutgoingHttpHeaders = {}, status = 200): void {

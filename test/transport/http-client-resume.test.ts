@@ -1,15 +1,16 @@
 /** Resumption of SSE streams, the GET stream, and session expiry with transparent re-initialize. */
 import assert from "node:assert/strict";
 import type * as http from "node:http";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { StreamableHttpClientTransport, type HttpClientOptions } from "../../src/transport/http-client.ts";
 import {
   INIT_PARAMS,
   accepted,
+  closedAfterAll,
   initializeResult,
+  isCode,
   notification,
-  rawServer,
   record,
   request,
   result,
@@ -18,35 +19,17 @@ import {
   sseHead,
   until,
   type Handler,
-  type RawServer,
 } from "./http-client-helpers.ts";
 
-const servers: RawServer[] = [];
-const transports: StreamableHttpClientTransport[] = [];
-after(async () => {
-  await Promise.all(transports.map((t) => t.close()));
-  await Promise.all(servers.map((s) => s.close()));
-});
-
-async function serve(handler: Handler): Promise<RawServer> {
-  const s = await rawServer(handler);
-  servers.push(s);
-  return s;
-}
+const { serve, keep } = closedAfterAll<StreamableHttpClientTransport>();
 
 function client(url: string, options: Partial<HttpClientOptions> = {}): StreamableHttpClientTransport {
-  const t = new StreamableHttpClientTransport({
+  return keep(new StreamableHttpClientTransport({
     url,
     openGetStream: false,
     reconnect: { initialDelayMs: 10, maxDelayMs: 100, maxAttempts: 3 },
     ...options,
-  });
-  transports.push(t);
-  return t;
-}
-
-function isCode(code: string, pattern?: RegExp) {
-  return (e: unknown) => e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
+  }));
 }
 
 const progress = (n: number) => notification("notifications/progress", { progressToken: 1, progress: n });

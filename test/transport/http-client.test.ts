@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import * as http from "node:http";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
 import { McpClient } from "../../src/mcp/client.ts";
@@ -8,9 +8,10 @@ import { StreamableHttpClientTransport, type HttpClientOptions } from "../../src
 import {
   INIT_PARAMS,
   accepted,
+  closedAfterAll,
   initializeResult,
+  isCode,
   notification,
-  rawServer,
   record,
   request,
   result,
@@ -19,30 +20,12 @@ import {
   sseHead,
   until,
   type Handler,
-  type RawServer,
 } from "./http-client-helpers.ts";
 
-const servers: RawServer[] = [];
-const transports: StreamableHttpClientTransport[] = [];
-after(async () => {
-  await Promise.all(transports.map((t) => t.close()));
-  await Promise.all(servers.map((s) => s.close()));
-});
-
-async function serve(handler: Handler): Promise<RawServer> {
-  const s = await rawServer(handler);
-  servers.push(s);
-  return s;
-}
+const { serve, keep } = closedAfterAll<StreamableHttpClientTransport>();
 
 function client(url: string, options: Partial<HttpClientOptions> = {}): StreamableHttpClientTransport {
-  const t = new StreamableHttpClientTransport({ url, openGetStream: false, ...options });
-  transports.push(t);
-  return t;
-}
-
-function isCode(code: string, pattern?: RegExp) {
-  return (e: unknown) => e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
+  return keep(new StreamableHttpClientTransport({ url, openGetStream: false, ...options }));
 }
 
 /** A well-behaved server: session "s-1", JSON replies, 202 for the rest, 405 for GET. */

@@ -3,16 +3,11 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
 import { StreamableHttpServer, type StreamableHttpServerOptions } from "../../src/transport/http-server.ts";
-import { agent, buildMcp, call, initSession, JSON_POST, messageOf, send, until } from "./http-test-helpers.ts";
+import { agent, buildMcp, call, initSession, JSON_POST, messageOf, send, serveFixture, until } from "./http-test-helpers.ts";
 
 after(() => agent.destroy());
 
-async function start(options: Partial<StreamableHttpServerOptions> = {}) {
-  const fixture = buildMcp();
-  const http = new StreamableHttpServer({ onSession: (t) => fixture.mcp.connect(t), ...options });
-  const { url } = await http.listen(0);
-  return { ...fixture, http, url, stop: async () => (await http.close(), await fixture.mcp.close()) };
-}
+const start = (options: Partial<StreamableHttpServerOptions> = {}) => serveFixture((onSession) => new StreamableHttpServer({ onSession, ...options }));
 
 const note = { jsonrpc: "2.0", method: "notifications/roots/list_changed" };
 const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });

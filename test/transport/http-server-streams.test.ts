@@ -3,16 +3,11 @@ import { request } from "node:http";
 import { after, test } from "node:test";
 import type { SseEvent } from "../../src/jsonrpc/sse.ts";
 import { StreamableHttpServer, type StreamableHttpServerOptions } from "../../src/transport/http-server.ts";
-import { agent, buildMcp, call, initSession, messageOf, send, until } from "./http-test-helpers.ts";
+import { agent, call, initSession, messageOf, send, serveFixture, until } from "./http-test-helpers.ts";
 
 after(() => agent.destroy());
 
-async function start(options: Partial<StreamableHttpServerOptions> = {}) {
-  const fixture = buildMcp();
-  const http = new StreamableHttpServer({ onSession: (t) => fixture.mcp.connect(t), ...options });
-  const { url } = await http.listen(0);
-  return { ...fixture, http, url, stop: async () => (await http.close(), await fixture.mcp.close()) };
-}
+const start = (options: Partial<StreamableHttpServerOptions> = {}) => serveFixture((onSession) => new StreamableHttpServer({ onSession, ...options }));
 
 /** Log lines and results of message events, for comparing sequences. */
 function summary(events: SseEvent[]): string[] {

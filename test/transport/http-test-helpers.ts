@@ -6,6 +6,7 @@ import { request as httpRequest, Agent, type IncomingHttpHeaders, type IncomingM
 import { SseParser, type SseEvent } from "../../src/jsonrpc/sse.ts";
 import { McpServer } from "../../src/mcp/server.ts";
 import { StreamableHttpSessionTransport } from "../../src/transport/http-session.ts";
+import type { Transport } from "../../src/transport/transport.ts";
 
 export const agent = new Agent({ keepAlive: true });
 
@@ -221,6 +222,20 @@ export function buildMcp(): { mcp: McpServer; gate: Gate; closeResults: boolean[
     return text(`model=${r.model}`);
   });
   return { mcp, gate, closeResults, steps };
+}
+
+/**
+ * Starts a server around a fresh {@link buildMcp} fixture: `make` builds it with the given
+ * `onSession`, which connects the fixture's McpServer. It listens on 127.0.0.1, port 0;
+ * `stop()` closes the server, then the McpServer.
+ */
+export async function serveFixture<S extends { listen(port: number): Promise<{ url: URL }>; close(): Promise<void> }>(
+  make: (onSession: (transport: Transport) => Promise<unknown>) => S,
+) {
+  const fixture = buildMcp();
+  const http = make((t) => fixture.mcp.connect(t));
+  const { url } = await http.listen(0);
+  return { ...fixture, http, url, stop: async () => (await http.close(), await fixture.mcp.close()) };
 }
 
 /** A tools/call body. */

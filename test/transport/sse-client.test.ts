@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type * as http from "node:http";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
 import { McpClient } from "../../src/mcp/client.ts";
@@ -8,9 +8,10 @@ import { AuthError } from "../../src/transport/auth-error.ts";
 import { SseClientTransport, type SseClientOptions } from "../../src/transport/sse-client.ts";
 import {
   INIT_PARAMS,
+  closedAfterAll,
   initializeResult,
+  isCode,
   notification,
-  rawServer,
   record,
   request,
   result,
@@ -18,30 +19,12 @@ import {
   sseHead,
   until,
   type Handler,
-  type RawServer,
 } from "./http-client-helpers.ts";
 
-const servers: RawServer[] = [];
-const transports: SseClientTransport[] = [];
-after(async () => {
-  await Promise.all(transports.map((t) => t.close()));
-  await Promise.all(servers.map((s) => s.close()));
-});
-
-async function serve(handler: Handler): Promise<RawServer> {
-  const s = await rawServer(handler);
-  servers.push(s);
-  return s;
-}
+const { serve, keep } = closedAfterAll<SseClientTransport>();
 
 function client(url: string, options: Partial<SseClientOptions> = {}): SseClientTransport {
-  const t = new SseClientTransport({ url, ...options });
-  transports.push(t);
-  return t;
-}
-
-function isCode(code: string, pattern?: RegExp) {
-  return (e: unknown) => e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
+  return keep(new SseClientTransport({ url, ...options }));
 }
 
 /**

@@ -1,16 +1,11 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { SseServer, type SseServerOptions } from "../../src/transport/sse-server.ts";
-import { agent, buildMcp, call, messageOf, send, until, type SseReply } from "./http-test-helpers.ts";
+import { agent, call, messageOf, send, serveFixture, until, type SseReply } from "./http-test-helpers.ts";
 
 after(() => agent.destroy());
 
-async function start(options: Partial<SseServerOptions> = {}) {
-  const fixture = buildMcp();
-  const http = new SseServer({ onSession: (t) => fixture.mcp.connect(t), ...options });
-  const { url } = await http.listen(0);
-  return { ...fixture, http, url, stop: async () => (await http.close(), await fixture.mcp.close()) };
-}
+const start = (options: Partial<SseServerOptions> = {}) => serveFixture((onSession) => new SseServer({ onSession, ...options }));
 
 /** Opens the stream and reads the endpoint event; returns the absolute POST URL. */
 async function connect(url: URL, headers: Record<string, string> = {}): Promise<{ stream: SseReply; endpoint: URL; raw: string }> {

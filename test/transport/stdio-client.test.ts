@@ -1,17 +1,15 @@
 import assert from "node:assert/strict";
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../../src/jsonrpc/message.ts";
 import { ByteRing, lastLines, TextLineSplitter } from "../../src/transport/ring-buffer.ts";
 import { buildChildEnv, resolveCommand } from "../../src/transport/spawn-env.ts";
 import { StdioClientTransport, type StdioClientOptions } from "../../src/transport/stdio-client.ts";
+import { alive, fixture } from "../e2e/helpers.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const FAULTY = join(ROOT, "fixtures", "servers", "faulty.ts");
 const MiB = 1024 * 1024;
 
 /** A transport on the faulty fixture, recording everything it reports. */
@@ -22,16 +20,13 @@ function faulty(flags: string[], options: Partial<StdioClientOptions> = {}) {
   const stderr: string[] = [];
   const logs: string[] = [];
   const waiters: { match: (m: unknown) => boolean; resolve: (m: unknown) => void }[] = [];
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ["--import", "tsx", FAULTY, ...flags],
-    cwd: ROOT,
+  const transport = new StdioClientTransport(fixture("faulty.ts", flags, {
     name: "faulty",
     shutdownGraceMs: 200,
     onStderr: (line) => stderr.push(line),
     onLog: (msg) => logs.push(msg),
     ...options,
-  });
+  }));
   let closed: (reason: Error | undefined) => void = () => {};
   const closedPromise = new Promise<Error | undefined>((res) => (closed = res));
   transport.onmessage = (m) => {
@@ -69,28 +64,9 @@ function sleep(ms: number): Promise<void> {
   return new Promise((res) => setTimeout(res, ms));
 }
 
-/**
- * True when `pid` no longer runs. A zombie counts as gone: an orphaned grandchild is reaped by
- * init, which in some containers never happens.
- */
-async function isGone(pid: number): Promise<boolean> {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
-  }
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state === "Z" || state === "X";
-  } catch {
-    return true;
-  }
-}
-
 async function waitGone(pid: number): Promise<boolean> {
   for (let i = 0; i < 200; i++) {
-    if (await isGone(pid)) return true;
+    if (!alive(pid)) return true;
     await sleep(25);
   }
   return false;
@@ -132,7 +108,7 @@ describe("StdioClientTransport: lifecycle", () => {
     assert.equal(first, second);
     await first;
     assert.deepEqual(f.closes, [undefined]);
-    assert.equal(await isGone(pid!), true);
+    assert.equal(alive(pid!), false);
     await assert.rejects(f.transport.send({ jsonrpc: "2.0", id: 3, method: "ping" }), { code: "CLOSED" });
     assert.deepEqual(f.errors, []);
   });
@@ -165,7 +141,7 @@ describe("StdioClientTransport: lifecycle", () => {
     await assert.rejects(f.transport.send({ jsonrpc: "2.0", id: 3, method: "ping" }), { code: "CLOSED" });
     await f.transport.close();
     assert.equal(f.closes.length, 1);
-    assert.equal(await isGone(pid), true);
+    assert.equal(alive(pid), false);
   });
 
   test("exit before the handshake is reported the same way", async () => {
@@ -177,7 +153,7 @@ describe("StdioClientTransport: lifecycle", () => {
     assert.equal(reason.details.code, 3);
     assert.match(reason.message, /exited with code 3; last stderr:\nfaulty: exiting at start/);
     await f.transport.close();
-    assert.equal(await isGone(f.transport.pid!), true);
+    assert.equal(alive(f.transport.pid!), false);
   });
 
   test("a child that ignores stdin EOF and SIGTERM is killed with SIGKILL", async () => {
@@ -189,7 +165,7 @@ describe("StdioClientTransport: lifecycle", () => {
     assert.deepEqual(f.closes, [undefined]);
     // It saw the SIGTERM and ignored it, so only the SIGKILL can have ended it.
     assert.ok(f.stderr.includes("faulty: ignoring SIGTERM"), f.stderr.join("\n"));
-    assert.equal(await isGone(pid), true);
+    assert.equal(alive(pid), false);
   });
 
   test("close reaches grandchildren in the process group", async () => {
@@ -198,9 +174,9 @@ describe("StdioClientTransport: lifecycle", () => {
     const line = await f.stderrLine("grandchild-pid=");
     const grandchild = Number(line.slice("grandchild-pid=".length));
     assert.ok(Number.isInteger(grandchild) && grandchild > 0);
-    assert.equal(await isGone(grandchild), false);
+    assert.equal(alive(grandchild), true);
     await f.transport.close();
-    assert.equal(await isGone(f.transport.pid!), true);
+    assert.equal(alive(f.transport.pid!), false);
     assert.equal(await waitGone(grandchild), true);
   });
 
@@ -222,7 +198,7 @@ describe("StdioClientTransport: lifecycle", () => {
     assert.ok(rejected instanceof BridgeError);
     assert.equal(rejected.code, "CLOSED");
     await transport.close();
-    assert.equal(await isGone(transport.pid!), true);
+    assert.equal(alive(transport.pid!), false);
   });
 });
 
@@ -262,7 +238,7 @@ describe("StdioClientTransport: spawning", () => {
     assert.equal(f.transport.resolvedCommand, join(dir, "mcp-node"));
     assert.deepEqual((await f.request(1, "ping")).result, {});
     await f.transport.close();
-    assert.equal(await isGone(f.transport.pid!), true);
+    assert.equal(alive(f.transport.pid!), false);
   });
 
   test("a command with a slash is resolved against cwd, not PATH", async () => {
@@ -272,7 +248,7 @@ describe("StdioClientTransport: spawning", () => {
     await t.start();
     assert.equal(t.resolvedCommand, join(dir, "local-node"));
     await t.close();
-    assert.equal(await isGone(t.pid!), true);
+    assert.equal(alive(t.pid!), false);
   });
 
   test("an argument spawn refuses (a NUL byte) fails with SPAWN_FAILED, not a throw", async () => {
@@ -330,7 +306,7 @@ describe("StdioClientTransport: environment", () => {
         await f.transport.start();
         const res = await f.request(1, "tools/call", { name: "env", arguments: {} });
         await f.transport.close();
-        assert.equal(await isGone(f.transport.pid!), true);
+        assert.equal(alive(f.transport.pid!), false);
         return JSON.parse(textOf(res.result)) as Record<string, string>;
       };
       const minimal = await readEnv({ env: { MCP_BRIDGE_EXPLICIT: "yes" } });
@@ -359,7 +335,7 @@ describe("StdioClientTransport: output handling", () => {
     assert.ok(f.stderr.every((l) => l.length <= 8192));
     assert.deepEqual((await f.request(2, "ping")).result, {});
     await f.transport.close();
-    assert.equal(await isGone(f.transport.pid!), true);
+    assert.equal(alive(f.transport.pid!), false);
   });
 
   test("junk lines on stdout are counted and logged, not fatal, not errors", async () => {

@@ -170,12 +170,19 @@ export class McpClient extends Emitter<McpClientEvents> {
    * errors throw `RpcError`, and a `structuredContent` that does not match the tool's
    * `outputSchema` throws `BridgeError OUTPUT_SCHEMA_MISMATCH` (when validation is on).
    */
-  async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
-    const result = await this.live().request("tools/call", { name, arguments: args }, {
-      signal: options.signal,
-      timeoutMs: options.timeoutMs ?? this.options.toolTimeoutMs ?? 120_000,
-      onProgress: options.onProgress,
-    });
+  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+    // Not `async`: this is the hot path, and one promise fewer per call is measurable.
+    if (!this.peer || !this.init) return Promise.reject(notConnected());
+    return this.peer
+      .request("tools/call", { name, arguments: args }, {
+        signal: options.signal,
+        timeoutMs: options.timeoutMs ?? this.options.toolTimeoutMs ?? 120_000,
+        onProgress: options.onProgress,
+      })
+      .then((result) => this.checkToolResult(name, result));
+  }
+
+  private checkToolResult(name: string, result: unknown): CallToolResult {
     if (!isCallToolResult(result)) {
       throw new BridgeError("INVALID_RESULT", `tools/call "${name}": result has no content array`, { details: { tool: name } });
     }
@@ -254,7 +261,7 @@ export class McpClient extends Emitter<McpClientEvents> {
   }
 
   private live(): JsonRpcPeer {
-    if (!this.peer || !this.init) throw new BridgeError("NOT_CONNECTED", "McpClient: not connected (call connect first)");
+    if (!this.peer || !this.init) throw notConnected();
     return this.peer;
   }
 
@@ -324,4 +331,8 @@ export class McpClient extends Emitter<McpClientEvents> {
       if (p && typeof p === "object") this.emit("log", p as LoggingMessageNotificationParams);
     });
   }
+}
+
+function notConnected(): BridgeError {
+  return new BridgeError("NOT_CONNECTED", "McpClient: not connected (call connect first)");
 }

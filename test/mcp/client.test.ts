@@ -106,6 +106,9 @@ test("a server that never answers initialize times out", async () => {
 test("requests before connect fail with NOT_CONNECTED", async () => {
   const client = new McpClient();
   await assert.rejects(client.listTools(), (e: unknown) => e instanceof BridgeError && e.code === "NOT_CONNECTED");
+  // A rejected promise, never a synchronous throw, on the hot path too.
+  const pending = client.callTool("x");
+  await assert.rejects(pending, (e: unknown) => e instanceof BridgeError && e.code === "NOT_CONNECTED");
 });
 
 test("listTools follows nextCursor and passes cursors back untouched", async () => {

@@ -5,6 +5,7 @@
  */
 import type { BridgedResult, FailureKind } from "../bridge/types.ts";
 import type { Redactor } from "../security/redact.ts";
+import { utf8Length } from "../bridge/resources.ts";
 
 /** `ok`: the tool answered; `tool_error`: it answered with `isError`; else why the bridge failed it. */
 export type AuditOutcome = "ok" | "tool_error" | FailureKind;
@@ -41,8 +42,6 @@ export interface AuditInput {
   result: BridgedResult;
 }
 
-const encoder = new TextEncoder();
-
 /** Builds the record for a finished call. Never throws. */
 export function auditRecord(input: AuditInput, redactor: Redactor, mode: AuditArgsMode = "redacted"): AuditRecord {
   const { result } = input;
@@ -54,7 +53,7 @@ export function auditRecord(input: AuditInput, redactor: Redactor, mode: AuditAr
     at: input.startedAt,
     durationMs: Math.max(0, input.endedAt - input.startedAt),
     outcome,
-    bytes: { args: jsonBytes(input.args), result: encoder.encode(result.text).length },
+    bytes: { args: jsonBytes(input.args), result: utf8Length(result.text) },
   };
   if (mode === "redacted") record.args = safeRedact(redactor, input.args);
   if (result.truncated !== undefined) record.truncated = true;
@@ -72,7 +71,7 @@ function safeRedact(redactor: Redactor, value: unknown): unknown {
 function jsonBytes(value: unknown): number {
   try {
     const json = JSON.stringify(value);
-    return json === undefined ? 0 : encoder.encode(json).length;
+    return json === undefined ? 0 : utf8Length(json);
   } catch {
     return 0;
   }

@@ -90,8 +90,10 @@ async function pipeline(
     const limited = ctx.limiter.take(server);
     if (!limited.ok) return errorResult("rate_limited", limited.message);
   }
-  const verdict = await ctx.gate.check(server, tool, name, args, entry.config.trust);
-  if (!verdict.ok) return errorResult("denied", verdict.message, { retryable: false });
+  if (!ctx.gate.allowsWithoutAsking(server, tool, entry.config.trust)) {
+    const verdict = await ctx.gate.check(server, tool, name, args, entry.config.trust);
+    if (!verdict.ok) return errorResult("denied", verdict.message, { retryable: false });
+  }
   // Approval may have taken a while: look again.
   const connection = ctx.connection(server);
   const late = unavailable(connection, server, tool) ?? cancelledBefore(options.signal, server, tool);

@@ -144,7 +144,10 @@ export class McpManager extends Emitter<McpManagerEvents> {
       wrapperFor: (server) => this.wrapperFor(server),
       limits: options.resultLimits ?? {},
       redactResults: options.redactResults ?? true,
-      audit: (input) => this.emit("audit", auditRecord(input, this.redactor, options.auditArgs)),
+      // The record (a JSON size, a redacted copy of the arguments) is built only when read.
+      audit: (input) => {
+        if (this.listenerCount("audit") > 0) this.emit("audit", auditRecord(input, this.redactor, options.auditArgs));
+      },
     };
     if (options.processGuard !== false) {
       this.release = guardProcess({ killChildrenSync: () => this.killChildrenSync(), close: () => this.close() });

@@ -196,6 +196,14 @@ export class ApprovalGate {
   }
 
   /**
+   * True when the call may go ahead without asking: a trusted server, or a tool allowed
+   * always. Synchronous, so the hot path of a trusted call awaits nothing here.
+   */
+  allowsWithoutAsking(server: string, tool: string, trust: TrustLevel | undefined): boolean {
+    return trust === "trusted" || this.always.has(keyOf(server, tool));
+  }
+
+  /**
    * Resolves to `{ ok: true }` when the call may go ahead. Never rejects.
    * `trust` defaults to `untrusted`, the safe side.
    */

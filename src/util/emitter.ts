@@ -19,6 +19,11 @@ export class Emitter<Events extends { [K in keyof Events]: unknown }> {
     this.listeners.get(event)?.delete(listener as Listener<never>);
   }
 
+  /** How many listeners `event` has: lets a source skip building a payload nobody reads. */
+  listenerCount<K extends keyof Events>(event: K): number {
+    return this.listeners.get(event)?.size ?? 0;
+  }
+
   /** Calls every listener of `event`; returns how many there were. */
   emit<K extends keyof Events>(event: K, payload: Events[K]): number {
     const set = this.listeners.get(event);

@@ -196,3 +196,13 @@ describe("ApprovalGate", () => {
     assert.equal(maxInFlight, 1);
   });
 });
+
+test("ApprovalGate.allowsWithoutAsking: trusted servers and tools allowed always, nothing else", async () => {
+  const gate = new ApprovalGate(() => "allow_always");
+  assert.equal(gate.allowsWithoutAsking("fs", "read", "trusted"), true);
+  assert.equal(gate.allowsWithoutAsking("fs", "read", "untrusted"), false);
+  assert.equal(gate.allowsWithoutAsking("fs", "read", undefined), false);
+  assert.deepEqual(await gate.check("fs", "read", "mcp__fs__read", {}, "untrusted"), { ok: true });
+  assert.equal(gate.allowsWithoutAsking("fs", "read", "untrusted"), true);
+  assert.equal(gate.allowsWithoutAsking("fs", "write", "untrusted"), false);
+});

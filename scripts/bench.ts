@@ -5,7 +5,7 @@
  *   npm run bench                      text table
  *   npm run -s bench -- --json         the same as one JSON object on stdout (-s: no npm banner)
  *   npm run bench -- --quick           every section, once (for tests)
- *   npm run bench -- --profile [DIR] [--profile-section calls|list|payloads|spawn]
+ *   npm run bench -- --profile [DIR] [--profile-section calls|list|payloads|spawn|http|manager]
  *                                      CPU profiles of both sides of one section, summarised
  *
  * How it is fair: each client runs in its own plain-node process (our code transpiled by
@@ -21,6 +21,9 @@ import { join } from "node:path";
 import { fixtureCommand, repoRoot } from "../src/cli/fixtures.ts";
 import { measureImportTime, type ImportTimeResult } from "./bench/import-time.ts";
 import { FULL_PLAN, NO_TIME_LIMIT, QUICK_PLAN, callSection, listSection, payloadSection, spawnSection, type Plan, type Sides } from "./bench/measure.ts";
+import { pinningAvailable } from "./bench/cpu.ts";
+import { buildHttpFigures, httpPlan, httpProfilePlan, httpSection, type HttpSideResult } from "./bench/http.ts";
+import { buildManagerFigures, FLEET, managerPlan, managerProfilePlan, managerSection, type ManagerPlan, type ManagerResult } from "./bench/manager.ts";
 import { formatSummary, summarizeDir } from "./bench/profile.ts";
 import { buildFigures, formatFigures, type Figure } from "./bench/report.ts";
 import { RunnerProcess } from "./bench/runner-process.ts";
@@ -28,8 +31,10 @@ import { transpileTree } from "./bench/transpile.ts";
 import type { Mode, RunnerConfig, ServerCommand, SideResult } from "./bench/types.ts";
 
 const MANY_TOOLS = 1000;
+/** Sections 8 and 9b: runner on CPU 0, its servers on CPU 1, where Linux taskset allows. */
+const PIN = pinningAvailable() ? { client: 0, server: 1 } : undefined;
 const SPAWN_VARIANTS = ["tsx", "node"] as const;
-const PROFILE_SECTIONS = ["calls", "list", "payloads", "spawn"] as const;
+const PROFILE_SECTIONS = ["calls", "list", "payloads", "spawn", "http", "manager"] as const;
 type ProfileSection = (typeof PROFILE_SECTIONS)[number];
 
 interface Options {
@@ -50,6 +55,10 @@ export interface BenchReport {
   importTime: ImportTimeResult;
   /** Import of the whole library (src/index). */
   importFull: ImportTimeResult;
+  /** Section 8: Streamable HTTP, per side. */
+  http: { raw: HttpSideResult; ours: HttpSideResult };
+  /** Section 9: McpManager (ours runner only). */
+  manager: ManagerResult;
   /** Child processes started (runners and servers) and those found alive at the end. */
   children: { started: number; leftover: number[] };
 }
@@ -60,6 +69,11 @@ const NOTES = [
   "ratio = ours/raw. Throughput (calls/s, MiB/s): higher is better. Time, latency, CPU, memory (ms, us, MB, x): lower is better.",
   "Section 1 starts both servers under the same loader (node --import tsx, so its cost cancels) and under plain node (.js).",
   "Sections 2-6 run both servers under plain node (ours transpiled); each client runs in its own plain-node process, so RSS is per client.",
+  "Section 8: each runner starts its HTTP server (ours: McpServer on StreamableHttpServer; raw: node:http) as a plain-node child on 127.0.0.1.",
+  "Section 9: McpManager (trusted servers, rate limit and process guard off); 9b against a plain McpClient, call by call in turn.",
+  PIN
+    ? "Sections 8 and 9b pin the main thread of each runner to CPU 0 and of its servers to CPU 1 (taskset): unpinned, where a server lands swings a round by 2x."
+    : "Sections 8 and 9b run unpinned (no taskset here): expect their ratios to swing from run to run.",
   "Raw and ours take turns, round by round. Targets are measured, not asserted.",
 ];
 
@@ -144,6 +158,7 @@ function runnerConfig(mode: Mode, root: string, work: string, tsx: string, profi
       spawnServers: { tsx: cmd(["--import", tsx, script]), node: cmd([script]) },
       server: cmd([...prof, script]),
       manyToolsServer: cmd([...prof, script, ...many]),
+      httpServer: cmd([...prof, join(work, "scripts", "bench", "raw-http-server.js")]),
     };
   }
   const echo = join(work, "fixtures", "servers", "echo.js");
@@ -152,6 +167,7 @@ function runnerConfig(mode: Mode, root: string, work: string, tsx: string, profi
     spawnServers: { tsx: cmd(fixtureCommand("echo.ts").slice(1)), node: cmd([echo]) },
     server: cmd([...prof, echo]),
     manyToolsServer: cmd([...prof, join(work, "scripts", "bench", "ours-server.js"), ...many]),
+    httpServer: cmd([...prof, join(work, "scripts", "bench", "ours-http-server.js")]),
   };
 }
 
@@ -173,8 +189,10 @@ function indexModules(base: string, ext: ".ts" | ".js"): string[] {
   return [join(base, "src", `index${ext}`)];
 }
 
-async function runSection(section: ProfileSection, sides: Sides, plan: Plan): Promise<void> {
+async function runSection(section: ProfileSection, sides: Sides, plan: Plan, mplan: ManagerPlan): Promise<void> {
   if (section === "spawn") await spawnSection(sides, plan, SPAWN_VARIANTS);
+  else if (section === "http") await httpSection(sides, plan);
+  else if (section === "manager") await managerSection(sides[0]!, sides[0]!, mplan);
   else if (section === "calls") await callSection(sides, plan);
   else if (section === "list") await listSection(sides, plan);
   else await payloadSection(sides, plan);
@@ -197,12 +215,17 @@ function forProfile(plan: Plan): Plan {
 }
 
 /** What one side does in a profiled section, so self times can be read per call. */
-function workOf(section: ProfileSection, p: Plan): string {
+function workOf(section: ProfileSection, p: Plan, m: ManagerPlan): string {
   switch (section) {
+    case "http":
     case "calls": {
       const seq = p.seqWarmup.iterations + p.seqRounds * p.seqRound.iterations;
       const flight = p.flightWarmup.iterations + p.flightRounds * p.flightRound.iterations;
       return `${seq} sequential + ${flight} in-flight echo calls`;
+    }
+    case "manager": {
+      const calls = m.callWarmup.iterations + m.callRounds * m.callRound.iterations;
+      return `${m.connectWarmupRounds + m.connectRounds} rounds of connecting 1 and ${FLEET} servers; about ${calls} plain and ${calls} bridged echo calls`;
     }
     case "list":
       return `${p.listWarmupRuns + p.listRounds * p.listRunsPerRound} listings of ${MANY_TOOLS} extra tools`;
@@ -216,17 +239,20 @@ function workOf(section: ProfileSection, p: Plan): string {
 /** One side at a time, alone under the profiler, then a summary of each profile written. */
 async function profileMode(opts: Options, root: string, work: string, tsx: string, dir: string): Promise<string> {
   await rm(dir, { recursive: true, force: true });
-  const plan = forProfile(opts.quick ? QUICK_PLAN : FULL_PLAN);
-  for (const mode of ["raw", "ours"] as const) {
+  const base = opts.quick ? QUICK_PLAN : FULL_PLAN;
+  const plan = opts.profileSection === "http" ? httpProfilePlan(opts.quick, base) : forProfile(base);
+  const mplan = managerProfilePlan(opts.quick);
+  // Section 9 compares two ways of using mcp-bridge; the raw runner takes no part.
+  for (const mode of opts.profileSection === "manager" ? (["ours"] as const) : (["raw", "ours"] as const)) {
     progress(`profiling the ${mode} side of section "${opts.profileSection}"`);
     await mkdir(join(dir, `server-${mode}`), { recursive: true });
     const runner = startRunner(work, runnerConfig(mode, root, work, tsx, dir), cpuProfFlags(join(dir, `client-${mode}`)));
-    await runSection(opts.profileSection, [runner], plan);
+    await runSection(opts.profileSection, [runner], plan, mplan);
     track(await runner.quit(), mode === "ours");
   }
   const parts = [
     `CPU profiles of section "${opts.profileSection}" in ${dir} (self time; idle left out)`,
-    `Each side did the same work: ${workOf(opts.profileSection, plan)}.`,
+    `Each side did the same work: ${workOf(opts.profileSection, plan, mplan)}.`,
     "Wall-clock sampling: a syscall's time (writeUtf8String = write(2) to the pipe) includes waking the reader.",
     `Our code ran transpiled from ${work} (kept); line numbers refer to those .js files.`,
   ];
@@ -271,6 +297,24 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
     })),
   );
   for (const r of results) track(r.serverPids, r.mode === "ours");
+
+  // Sections 8 and 9 get fresh runners: a heap shaped by sections 1-6 would tax one side more.
+  // Pinned (where taskset exists): each runner on CPU 0, its servers on CPU 1.
+  const pin = PIN ? { pin: PIN } : {};
+  const fresh = async <T>(configs: readonly RunnerConfig[], body: (s: Sides) => Promise<T>): Promise<T> => {
+    const runnersNow = configs.map((config) => startRunner(work, config));
+    const out = await body(runnersNow);
+    for (const r of runnersNow) track(await r.quit(), r.config.mode === "ours");
+    return out;
+  };
+  const config = (mode: Mode): RunnerConfig => runnerConfig(mode, root, work, tsx);
+  progress("8. tools/call over Streamable HTTP, sequential and 64 in flight");
+  const http = await fresh([{ ...config("raw"), ...pin }, { ...config("ours"), ...pin }], async (s) => {
+    const bySide = await httpSection(s, httpPlan(opts.quick, plan));
+    return { raw: bySide.get(s[0]!)!, ours: bySide.get(s[1]!)! };
+  });
+  progress(`9. McpManager: connect 1 and ${FLEET} servers; bridged vs plain calls`);
+  const manager = await fresh([config("ours"), { ...config("ours"), ...pin }], (s) => managerSection(s[0]!, s[1]!, managerPlan(opts.quick)));
   const leftover = reapLeftovers();
   const [rawResult, oursResult] = results as [SideResult, SideResult];
   return {
@@ -283,11 +327,13 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
       durationMs: performance.now() - t0,
       notes: NOTES,
     },
-    figures: buildFigures(rawResult, oursResult, importTime, importFull),
+    figures: [...buildFigures(rawResult, oursResult, importTime, importFull), ...buildHttpFigures(http.raw, http.ours), ...buildManagerFigures(manager)],
     raw: rawResult,
     ours: oursResult,
     importTime,
     importFull,
+    http,
+    manager,
     children: { started: new Set(started.map((c) => c.pid)).size, leftover },
   };
 }

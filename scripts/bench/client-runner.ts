@@ -9,8 +9,10 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { pinToCpu, withCpu } from "./cpu.ts";
+import type { ManagerBench } from "./manager-runner.ts";
 import { runInFlight, timeEach } from "./stats.ts";
-import type { BenchClient, ConnectClient, RunnerAnswers, RunnerCommand, RunnerConfig, ServerCommand } from "./types.ts";
+import type { BenchClient, ConnectClient, RunnerAnswers, RunnerCommand, RunnerConfig, ServerCommand, Via } from "./types.ts";
 
 const MIB = 1024 * 1024;
 
@@ -35,7 +37,18 @@ if (!existsSync("/proc/self/status")) {
   setInterval(() => (sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss())), 5).unref();
 }
 
-async function loadConnect(mode: RunnerConfig["mode"]): Promise<ConnectClient> {
+/** MaxListenersExceeded warnings seen so far (a listener leak shows up as one). */
+let maxListenersWarnings = 0;
+process.on("warning", (w) => {
+  if (w.name === "MaxListenersExceededWarning") maxListenersWarnings++;
+});
+
+/** The client module of a mode and transport; HTTP ones are loaded on first use. */
+async function loadConnect(mode: RunnerConfig["mode"], via: Via): Promise<ConnectClient> {
+  if (via === "http") {
+    if (mode === "raw") return (await import("./raw-http-client.ts")).connectRawHttp;
+    return (await import("./ours-http-client.ts")).connectOursHttp;
+  }
   if (mode === "raw") return (await import("./raw-client.ts")).connectRaw;
   return (await import("./ours-client.ts")).connectOurs;
 }
@@ -44,6 +57,8 @@ class Runner {
   private readonly pids: number[] = [];
   private steady: Promise<BenchClient> | undefined;
   private many: Promise<BenchClient> | undefined;
+  private http: Promise<BenchClient> | undefined;
+  private manager: ManagerBench | undefined;
   private baseTools: number | undefined;
   private readonly payloads = new Map<number, string>();
 
@@ -57,7 +72,7 @@ class Runner {
       case "spawn":
         return { ms: await this.coldStart(c.variant) };
       case "sequential": {
-        const client = await this.steadyClient();
+        const client = await this.callClient(c.via);
         return withCpu(client.pid, async () => {
           const start = performance.now();
           const latenciesMs = await timeEach(c.budget, () => echoHello(client));
@@ -65,7 +80,7 @@ class Runner {
         });
       }
       case "inFlight": {
-        const client = await this.steadyClient();
+        const client = await this.callClient(c.via);
         return withCpu(client.pid, () => runInFlight(c.concurrency, c.budget, () => echoHello(client)));
       }
       case "list": {
@@ -93,6 +108,15 @@ class Runner {
         }
         return { timesMs, ok };
       }
+      case "httpProbe": {
+        const client = await this.callClient("http");
+        if (!client.probe) throw new Error("the HTTP client has no probe");
+        return { ...client.probe(), maxListenersWarnings };
+      }
+      case "managerConnect":
+        return (await this.managerBench()).connect(c.servers);
+      case "managerCalls":
+        return (await this.managerBench()).calls(c.budget);
       case "rss":
         return { maxRssMb: rssMb() };
       case "quit":
@@ -102,18 +126,45 @@ class Runner {
   }
 
   async closeAll(): Promise<void> {
-    const open = [this.steady, this.many];
-    this.steady = this.many = undefined;
+    const open = [this.steady, this.many, this.http];
+    this.steady = this.many = this.http = undefined;
+    const manager = this.manager;
+    this.manager = undefined;
+    await manager?.close().catch(() => undefined);
     for (const p of open) {
       const client = await p?.catch(() => undefined);
       await client?.close().catch(() => undefined);
     }
   }
 
-  private async connect(server: ServerCommand): Promise<BenchClient> {
-    const client = await this.connectOnce(server);
-    if (client.pid !== undefined) this.pids.push(client.pid);
+  private async connect(server: ServerCommand, connect: ConnectClient = this.connectOnce): Promise<BenchClient> {
+    const client = await connect(server);
+    if (client.pid !== undefined) this.serverStarted(client.pid);
     return client;
+  }
+
+  /** Records a server for the leftover check and pins it (when the config asks). */
+  private serverStarted(pid: number): void {
+    this.pids.push(pid);
+    const pin = this.config.pin;
+    if (pin && !pinToCpu(pid, pin.server)) process.stderr.write(`client-runner: could not pin server ${pid} to CPU ${pin.server}\n`);
+  }
+
+  /** The client of the call sections: the steady stdio one, or one over Streamable HTTP. */
+  private callClient(via: Via): Promise<BenchClient> {
+    if (via === "stdio") return this.steadyClient();
+    this.http ??= loadConnect(this.config.mode, "http").then((connect) => this.connect(this.config.httpServer, connect));
+    return this.http;
+  }
+
+  /** The manager section (ours only): its module is loaded on first use. */
+  private async managerBench(): Promise<ManagerBench> {
+    if (this.config.mode !== "ours") throw new Error("the manager section runs on the ours side only");
+    if (!this.manager) {
+      const { ManagerBench } = await import("./manager-runner.ts");
+      this.manager ??= new ManagerBench(this.config.server, this.config.spawnServers.node ?? this.config.server, (pid) => this.serverStarted(pid));
+    }
+    return this.manager;
   }
 
   private async steadyClient(): Promise<BenchClient> {
@@ -141,46 +192,6 @@ class Runner {
   }
 }
 
-/**
- * CPU time of process `pid` so far, ms, from Linux's /proc: `schedstat` (nanoseconds) where
- * the kernel keeps it, else `stat` (utime + stime in 10 ms ticks). Undefined without /proc.
- */
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
-  } catch {
-    // no schedstat: fall back to stat
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The fields after the command name (which may hold spaces) start after the last ')';
-    // utime and stime are fields 14 and 15 of the line, in USER_HZ ticks (100 per second).
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Long enough for the server to answer its last call and go idle (its CPU time is then current). */
-const SETTLE_MS = 20;
-
-/** Runs `body` and adds the CPU time this process and the server spent meanwhile. */
-async function withCpu<T extends object>(
-  serverPid: number | undefined,
-  body: () => Promise<T>,
-): Promise<T & { clientCpuMs: number; serverCpuMs: number | null }> {
-  const server0 = processCpuMs(serverPid);
-  const client0 = process.cpuUsage();
-  const result = await body();
-  const client = process.cpuUsage(client0);
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const server1 = processCpuMs(serverPid);
-  const serverCpuMs = server0 === undefined || server1 === undefined ? null : server1 - server0;
-  return { ...result, clientCpuMs: (client.user + client.system) / 1000, serverCpuMs };
-}
-
 async function echoHello(client: BenchClient): Promise<void> {
   if ((await client.echo("hello")) !== "hello") throw new Error("echo answered the wrong text");
 }
@@ -190,7 +201,11 @@ if (!config || (config.mode !== "raw" && config.mode !== "ours")) {
   process.stderr.write("client-runner: argv[2] must be a RunnerConfig as JSON\n");
   process.exit(2);
 }
-const runner = new Runner(config, await loadConnect(config.mode));
+if (config.pin && !pinToCpu(process.pid, config.pin.client)) {
+  process.stderr.write(`client-runner: could not pin itself to CPU ${config.pin.client}\n`);
+  process.exit(2);
+}
+const runner = new Runner(config, await loadConnect(config.mode, "stdio"));
 const reply = (line: object): void => void process.stdout.write(`${JSON.stringify(line)}\n`);
 const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
 // Commands run one at a time: the parent waits for each answer before sending the next.

@@ -6,7 +6,7 @@
  */
 import type { RunnerProcess } from "./runner-process.ts";
 import { callStats, median, type Budget } from "./stats.ts";
-import type { CallRound, CallSummary, PayloadResult, SideResult } from "./types.ts";
+import type { CallRound, CallSummary, PayloadResult, SideResult, Via } from "./types.ts";
 
 export interface Plan {
   spawnWarmupRounds: number;
@@ -72,7 +72,7 @@ export const QUICK_PLAN: Plan = {
 export type Sides = readonly RunnerProcess[];
 
 /** Runs `body` for every side in `n` rounds, alternating who goes first; results by side. */
-async function inRounds<T>(sides: Sides, n: number, body: (side: RunnerProcess) => Promise<T>): Promise<Map<RunnerProcess, T[]>> {
+export async function inRounds<T>(sides: Sides, n: number, body: (side: RunnerProcess) => Promise<T>): Promise<Map<RunnerProcess, T[]>> {
   const out = new Map<RunnerProcess, T[]>(sides.map((s) => [s, []]));
   for (let round = 0; round < n; round++) {
     const order = round % 2 === 0 ? sides : [...sides].reverse();
@@ -95,31 +95,44 @@ export async function spawnSection(sides: Sides, plan: Plan, variants: readonly 
   );
 }
 
-/** 2, 3. small echoes: one at a time, then `concurrency` in flight. */
-export async function callSection(sides: Sides, plan: Plan): Promise<Map<RunnerProcess, Pick<SideResult, "sequential" | "inFlight">>> {
-  for (const side of sides) await side.ask({ cmd: "sequential", budget: plan.seqWarmup });
-  const seq = await inRounds(sides, plan.seqRounds, (side) => side.ask({ cmd: "sequential", budget: plan.seqRound }));
+/**
+ * 2, 3 (and 8, `via` "http"). small echoes: one at a time, then `concurrency` in flight.
+ * `afterFlightWarmup` runs for each side once its in-flight warm-up is done.
+ */
+export async function callSection(
+  sides: Sides,
+  plan: Plan,
+  via: Via = "stdio",
+  afterFlightWarmup?: (side: RunnerProcess) => Promise<void>,
+): Promise<Map<RunnerProcess, Pick<SideResult, "sequential" | "inFlight">>> {
+  for (const side of sides) await side.ask({ cmd: "sequential", budget: plan.seqWarmup, via });
+  const seq = await inRounds(sides, plan.seqRounds, (side) => side.ask({ cmd: "sequential", budget: plan.seqRound, via }));
   const { concurrency } = plan;
-  for (const side of sides) await side.ask({ cmd: "inFlight", budget: plan.flightWarmup, concurrency });
-  const flight = await inRounds(sides, plan.flightRounds, (side) => side.ask({ cmd: "inFlight", budget: plan.flightRound, concurrency }));
-  const summarize = (list: CallRound[]): CallSummary => {
-    const calls = list.reduce((n, r) => n + r.latenciesMs.length, 0);
-    const pooled = callStats(list.flatMap((r) => r.latenciesMs), list.reduce((t, r) => t + r.elapsedMs, 0));
-    const serverCpu = list.every((r) => r.serverCpuMs !== null) ? list.reduce((t, r) => t + r.serverCpuMs!, 0) : null;
-    return {
-      ...pooled,
-      // A round disturbed by a neighbour should not drag the figure: median of per-round rates.
-      callsPerSec: median(list.map((r) => callStats(r.latenciesMs, r.elapsedMs).callsPerSec)),
-      rounds: list.length,
-      clientCpuUsPerCall: (list.reduce((t, r) => t + r.clientCpuMs, 0) * 1000) / calls,
-      serverCpuUsPerCall: serverCpu === null ? null : (serverCpu * 1000) / calls,
-    };
-  };
+  for (const side of sides) {
+    await side.ask({ cmd: "inFlight", budget: plan.flightWarmup, concurrency, via });
+    await afterFlightWarmup?.(side);
+  }
+  const flight = await inRounds(sides, plan.flightRounds, (side) => side.ask({ cmd: "inFlight", budget: plan.flightRound, concurrency, via }));
   const out = new Map<RunnerProcess, Pick<SideResult, "sequential" | "inFlight">>();
   for (const side of sides) {
-    out.set(side, { sequential: summarize(seq.get(side)!), inFlight: { ...summarize(flight.get(side)!), concurrency } });
+    out.set(side, { sequential: summarizeCalls(seq.get(side)!), inFlight: { ...summarizeCalls(flight.get(side)!), concurrency } });
   }
   return out;
+}
+
+/** Throughput, pooled latencies and CPU per call of a list of rounds. */
+export function summarizeCalls(list: readonly CallRound[]): CallSummary {
+  const calls = list.reduce((n, r) => n + r.latenciesMs.length, 0);
+  const pooled = callStats(list.flatMap((r) => r.latenciesMs), list.reduce((t, r) => t + r.elapsedMs, 0));
+  const serverCpu = list.every((r) => r.serverCpuMs !== null) ? list.reduce((t, r) => t + r.serverCpuMs!, 0) : null;
+  return {
+    ...pooled,
+    // A round disturbed by a neighbour should not drag the figure: median of per-round rates.
+    callsPerSec: median(list.map((r) => callStats(r.latenciesMs, r.elapsedMs).callsPerSec)),
+    rounds: list.length,
+    clientCpuUsPerCall: (list.reduce((t, r) => t + r.clientCpuMs, 0) * 1000) / calls,
+    serverCpuUsPerCall: serverCpu === null ? null : (serverCpu * 1000) / calls,
+  };
 }
 
 /** 5. full listings of the server with many tools. */

@@ -24,6 +24,8 @@ export interface CompareFigure extends FigureBase {
   ours: number;
   /** ours / raw. */
   ratio: number;
+  /** Column heads when the two sides are not "raw" and "ours" (the section title then says what the ratio is). */
+  heads?: { raw: string; ours: string };
 }
 
 /** A figure with one value (import time, start-up of node itself). */
@@ -44,7 +46,7 @@ export const SECTIONS = {
   importTime: "7. import time of the library (median of runs; in-process = performance.now() around the import in the child)",
 } as const;
 
-function compare(
+export function compare(
   base: Omit<CompareFigure, "kind" | "ratio" | "pass" | "target">,
   target?: { text: string; maxRatio?: number; minRatio?: number },
 ): CompareFigure {
@@ -152,6 +154,7 @@ export function buildFigures(raw: SideResult, ours: SideResult, imports: ImportT
 
 function num(n: number): string {
   if (!Number.isFinite(n)) return String(n);
+  if (Number.isInteger(n)) return n.toLocaleString("en-US"); // counts
   const abs = Math.abs(n);
   if (abs >= 1000) return Math.round(n).toLocaleString("en-US");
   if (abs >= 100) return n.toFixed(0);
@@ -169,7 +172,10 @@ export function formatFigures(figures: readonly Figure[]): string {
     if (f.section !== section) {
       section = f.section;
       lines.push("", section);
-      if (f.kind === "compare") lines.push(row(["", "unit", "raw", "ours", "ours/raw", "target", ""]));
+      if (f.kind === "compare") {
+        const h = f.heads ?? { raw: "raw", ours: "ours" };
+        lines.push(row(["", "unit", h.raw, h.ours, f.heads ? "ratio" : "ours/raw", "target", ""]));
+      }
     }
     const mark = f.pass === undefined ? "" : f.pass ? "PASS" : "MISS";
     if (f.kind === "compare") lines.push(row([f.label, f.unit, num(f.raw), num(f.ours), `${f.ratio.toFixed(2)}x`, f.target ?? "", mark]));

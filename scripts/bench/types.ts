@@ -21,11 +21,22 @@ export interface BenchClient {
   echo(text: string): Promise<string>;
   /** Ends the connection and waits for the server process to exit. */
   close(): Promise<void>;
+  /** HTTP clients: the keep-alive agent's sockets and listeners now. */
+  probe?(): AgentProbe;
 }
 
 export type ConnectClient = (server: ServerCommand) => Promise<BenchClient>;
 
 export type Mode = "raw" | "ours";
+
+/** How the call sections reach their server: stdio pipes, or Streamable HTTP on 127.0.0.1. */
+export type Via = "stdio" | "http";
+
+/** Open sockets of a client's keep-alive agent and the listeners on it and on them. */
+export interface AgentProbe {
+  sockets: number;
+  listeners: number;
+}
 
 /** The servers one runner uses; they differ by mode (raw server or McpServer). */
 export interface RunnerConfig {
@@ -36,6 +47,10 @@ export interface RunnerConfig {
   server: ServerCommand;
   /** Server listing many extra tools (one connection, kept open). */
   manyToolsServer: ServerCommand;
+  /** HTTP server for the HTTP section: prints `{"url": ...}` on stdout, exits on stdin EOF. */
+  httpServer: ServerCommand;
+  /** Pin the runner to CPU `client` and every server it starts to CPU `server` (Linux taskset). */
+  pin?: { client: number; server: number };
 }
 
 /**
@@ -44,8 +59,11 @@ export interface RunnerConfig {
  */
 export type RunnerCommand =
   | { cmd: "spawn"; variant: string }
-  | { cmd: "sequential"; budget: Budget }
-  | { cmd: "inFlight"; budget: Budget; concurrency: number }
+  | { cmd: "sequential"; budget: Budget; via: Via }
+  | { cmd: "inFlight"; budget: Budget; concurrency: number; via: Via }
+  | { cmd: "httpProbe" }
+  | { cmd: "managerConnect"; servers: number }
+  | { cmd: "managerCalls"; budget: Budget }
   | { cmd: "list"; runs: number }
   | { cmd: "payload"; mib: number; runs: number }
   | { cmd: "rss" }
@@ -61,6 +79,12 @@ export interface RunnerAnswers {
   list: { timesMs: number[]; tools: number; baseTools: number };
   /** Duration of each echo, ms; `ok` when every echo came back identical. */
   payload: { timesMs: number[]; ok: boolean };
+  /** The HTTP client's agent now, and MaxListenersExceeded warnings the runner has seen. */
+  httpProbe: AgentProbe & { maxListenersWarnings: number };
+  /** McpManager.connect of that many stdio servers, ms, until every one is ready. */
+  managerConnect: { ms: number };
+  /** Sequential echoes, a plain McpClient one and a McpManager.callTool one in turn; ms each. */
+  managerCalls: { plainMs: number[]; bridgedMs: number[] };
   /** Peak resident set size of the runner so far, MB. */
   rss: { maxRssMb: number };
   /** Every server process the runner started (all closed by now). */

@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { BenchReport } from "../../scripts/bench.ts";
+import { buildHttpFigures, type HttpSideResult } from "../../scripts/bench/http.ts";
+import { buildManagerFigures, type ManagerResult } from "../../scripts/bench/manager.ts";
 import { summarizeProfile } from "../../scripts/bench/profile.ts";
 import { buildFigures, formatFigures, type Figure } from "../../scripts/bench/report.ts";
 import { median, percentile, runInFlight, timeEach } from "../../scripts/bench/stats.ts";
@@ -62,6 +64,15 @@ const EXPECTED_IDS = [
   "import.addedTsxWallMs",
   "import.fullIndexNodeMs",
   "import.fullIndexTsxMs",
+  ...["sequential", "inFlight"].flatMap((k) => [`http.${k}.callsPerSec`, `http.${k}.p50Ms`, `http.${k}.p99Ms`, `http.${k}.clientCpuUs`]),
+  "http.agent.sockets",
+  "http.agent.socketGrowth",
+  "http.agent.listenerGrowth",
+  "http.agent.maxListenersWarnings",
+  "manager.connect.ms",
+  "manager.call.usPerCall",
+  "manager.call.p50Ms",
+  "manager.call.p99Ms",
 ];
 
 describe("npm run bench -- --quick --json", () => {
@@ -73,7 +84,7 @@ describe("npm run bench -- --quick --json", () => {
 
     // Server CPU per call needs Linux's /proc (exact with schedstat); everything else is always there.
     const ids = report.figures.map((f) => f.id);
-    const optional = ["sequential.serverCpuUs", "inFlight.serverCpuUs"];
+    const optional = ["sequential.serverCpuUs", "inFlight.serverCpuUs", "http.sequential.serverCpuUs", "http.inFlight.serverCpuUs"];
     assert.deepEqual(ids.filter((id) => !optional.includes(id)).sort(), [...EXPECTED_IDS].sort());
     if (existsSync("/proc/self/schedstat")) for (const id of optional) assert.ok(ids.includes(id), `${id} on Linux`);
     for (const f of report.figures) {
@@ -85,16 +96,26 @@ describe("npm run bench -- --quick --json", () => {
     }
     // Every target of the brief is reported.
     const targeted = report.figures.filter((f) => f.target !== undefined).map((f) => f.id);
-    for (const id of ["sequential.callsPerSec", "inFlight.callsPerSec", "spawn.tsx.ms", "manyTools.ms", "payload.16MiB.ms", "import.addedNodeMs"]) {
+    for (const id of ["sequential.callsPerSec", "inFlight.callsPerSec", "spawn.tsx.ms", "manyTools.ms", "payload.16MiB.ms", "import.addedNodeMs", "http.sequential.callsPerSec", "manager.call.usPerCall"]) {
       assert.ok(targeted.includes(id), `${id} has a target`);
     }
     assert.equal(report.figures.find((f) => f.id === "payload.16MiB.ms")?.pass, true, "16 MiB echoed intact");
     assert.equal(report.ours.manyTools.extraTools, 1000);
     assert.equal(report.raw.manyTools.tools, report.ours.manyTools.tools);
 
+    // Section 8: the agents held their sockets (64 in flight, plus our GET stream) and leaked nothing.
+    assert.ok(report.http.ours.agent.atEnd.sockets >= 1 && report.http.raw.agent.atEnd.sockets >= 1, "both HTTP clients kept sockets alive");
+    assert.equal(report.http.ours.agent.atEnd.maxListenersWarnings, 0);
+    assert.ok(report.http.ours.sequential.calls > 0 && report.http.raw.sequential.calls > 0);
+    // Section 9: ten servers connected, and both kinds of call were made.
+    assert.equal(report.manager.connect.servers, 10);
+    assert.ok(report.manager.plain.calls > 0 && report.manager.bridged.calls === report.manager.plain.calls);
+
     assert.deepEqual(report.children.leftover, []);
     const servers = [...report.raw.serverPids, ...report.ours.serverPids];
     assert.ok(servers.length >= 8, `each side started its servers (${servers.length})`);
+    // Sections 8 and 9 ran in runners of their own: more children than the two stdio runners' servers.
+    assert.ok(report.children.started > servers.length + 2 + 10, `runners and servers of sections 8-9 counted (${report.children.started})`);
     for (const pid of servers) assert.ok(isGone(pid), `server ${pid} is gone`);
   });
 });
@@ -195,6 +216,48 @@ describe("figures", () => {
     const text = formatFigures(figs);
     assert.match(text, /throughput\s+calls\/s\s+1,000\s+500\s+0\.50x\s+>= 0\.9x raw\s+MISS/);
     assert.match(text, /^7\. import time/m);
+  });
+});
+
+function httpSide(mode: "raw" | "ours", scale: number, socketsAtEnd: number): HttpSideResult {
+  const calls = { calls: 100, callsPerSec: 1000 / scale, p50Ms: scale, p99Ms: 2 * scale, rounds: 1, clientCpuUsPerCall: 10 * scale, serverCpuUsPerCall: null };
+  const probe = (sockets: number) => ({ sockets, listeners: 6 * sockets, maxListenersWarnings: 0 });
+  return { mode, sequential: calls, inFlight: { ...calls, concurrency: 64 }, agent: { afterWarmup: probe(65), atEnd: probe(socketsAtEnd) } };
+}
+
+describe("figures of sections 8 and 9", () => {
+  const find = (figs: Figure[], id: string): Figure => figs.find((f) => f.id === id)!;
+
+  test("HTTP throughput is judged against 0.85x raw, sequential only; agent growth is end minus warm-up", () => {
+    const ok = buildHttpFigures(httpSide("raw", 1, 64), httpSide("ours", 1.1, 65));
+    assert.equal(find(ok, "http.sequential.callsPerSec").pass, true, "0.909x >= 0.85x");
+    assert.equal(find(ok, "http.inFlight.callsPerSec").target, undefined, "no target in flight");
+    const slow = buildHttpFigures(httpSide("raw", 1, 64), httpSide("ours", 1.25, 67));
+    assert.equal(find(slow, "http.sequential.callsPerSec").pass, false, "0.8x < 0.85x");
+    const growth = find(slow, "http.agent.socketGrowth");
+    assert.equal(growth.kind === "value" ? growth.value : undefined, 2);
+    const listeners = find(slow, "http.agent.listenerGrowth");
+    assert.equal(listeners.kind === "value" ? listeners.value : undefined, 12);
+    assert.equal(find(slow, "http.sequential.serverCpuUs"), undefined, "no server CPU figure without /proc");
+  });
+
+  test("the bridged call is judged as bridged/plain time per call, at most 1.1x; connect is info only", () => {
+    const result = (bridgedUs: number): ManagerResult => ({
+      connect: { oneMs: 50, fleetMs: 200, servers: 10, rounds: 1 },
+      plain: { usPerCall: 100, p50Ms: 0.1, p99Ms: 0.2, calls: 10 },
+      bridged: { usPerCall: bridgedUs, p50Ms: 0.1, p99Ms: 0.2, calls: 10 },
+      rounds: 1,
+    });
+    const pass = buildManagerFigures(result(109));
+    const call = find(pass, "manager.call.usPerCall");
+    assert.equal(call.kind === "compare" ? call.ratio : undefined, 1.09);
+    assert.equal(call.pass, true);
+    assert.equal(find(buildManagerFigures(result(111)), "manager.call.usPerCall").pass, false);
+    const connect = find(pass, "manager.connect.ms");
+    assert.equal(connect.kind === "compare" ? connect.ratio : undefined, 4);
+    assert.equal(connect.target, undefined);
+    // The table names the two columns after what they are, not raw/ours.
+    assert.match(formatFigures(pass), /unit\s+plain\s+bridged\s+ratio/);
   });
 });
 

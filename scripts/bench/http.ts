@@ -1,0 +1,105 @@
+/**
+ * Section 8 of the benchmark: tools/call over Streamable HTTP, sequential and 64 in flight.
+ * Ours: McpClient + StreamableHttpClientTransport against the echo fixture's McpServer on a
+ * StreamableHttpServer. Raw: a node:http keep-alive pair written without the library
+ * (raw-http-client.ts, raw-http-server.ts). Each server runs in a child process of its runner,
+ * under plain node. Also reported: whether the client's keep-alive agent stays flat (sockets
+ * and listeners) from after the 64-in-flight warm-up to the end of the section.
+ */
+import { callSection, NO_TIME_LIMIT, type Plan, type Sides } from "./measure.ts";
+import { compare, type Figure, type ValueFigure } from "./report.ts";
+import type { RunnerProcess } from "./runner-process.ts";
+import type { AgentProbe, CallSummary, Mode } from "./types.ts";
+
+type Probe = AgentProbe & { maxListenersWarnings: number };
+
+/** Everything the HTTP section measured for one side. */
+export interface HttpSideResult {
+  mode: Mode;
+  sequential: CallSummary;
+  inFlight: CallSummary & { concurrency: number };
+  /** The client's agent after the 64-in-flight warm-up, and at the end of the section. */
+  agent: { afterWarmup: Probe; atEnd: Probe };
+}
+
+export const HTTP_SECTIONS = {
+  sequential: "8a. Streamable HTTP: sequential tools/call echo (raw = node:http keep-alive pair, one POST per call)",
+  inFlight: "8b. Streamable HTTP: tools/call echo, 64 in flight",
+  agent: "8c. Streamable HTTP: our client's keep-alive agent, after the 64-in-flight warm-up -> at the end of section 8 (info)",
+} as const;
+
+/** The call budgets of section 8: a longer warm-up than sections 2-3, shorter rounds. */
+export function httpPlan(quick: boolean, base: Plan): Plan {
+  if (quick) return base;
+  return {
+    ...base,
+    // Our client and server have far more code than the raw pair for V8 to optimise: a
+    // 2000-call warm-up left ours half-tiered (0.6-0.8x raw); 10 000 calls get both steady.
+    seqWarmup: { iterations: 10_000, ms: 2000 },
+    seqRounds: 5,
+    seqRound: { iterations: 2000, ms: 150 },
+    flightWarmup: { iterations: 5000, ms: 1000 },
+    flightRounds: 4,
+    flightRound: { iterations: 20_000, ms: 150 },
+  };
+}
+
+/** The same work without time limits, for profiles (both sides do exactly the same calls). */
+export function httpProfilePlan(quick: boolean, base: Plan): Plan {
+  const p = httpPlan(quick, base);
+  const all = (b: Plan["seqRound"]) => ({ iterations: b.iterations, ms: NO_TIME_LIMIT });
+  return { ...p, seqWarmup: all(p.seqWarmup), seqRound: all(p.seqRound), flightWarmup: all(p.flightWarmup), flightRound: all(p.flightRound) };
+}
+
+/** Runs section 8 on every side (each runner starts its own HTTP server on first use). */
+export async function httpSection(sides: Sides, plan: Plan): Promise<Map<RunnerProcess, HttpSideResult>> {
+  const afterWarmup = new Map<RunnerProcess, Probe>();
+  const calls = await callSection(sides, plan, "http", async (side) => {
+    afterWarmup.set(side, await side.ask({ cmd: "httpProbe" }));
+  });
+  const out = new Map<RunnerProcess, HttpSideResult>();
+  for (const side of sides) {
+    const atEnd = await side.ask({ cmd: "httpProbe" });
+    out.set(side, { mode: side.config.mode, ...calls.get(side)!, agent: { afterWarmup: afterWarmup.get(side)!, atEnd } });
+  }
+  return out;
+}
+
+/** The figures of section 8, in print order. */
+export function buildHttpFigures(raw: HttpSideResult, ours: HttpSideResult): Figure[] {
+  const figs: Figure[] = [];
+  for (const [key, section, minRatio] of [
+    ["sequential", HTTP_SECTIONS.sequential, 0.85],
+    ["inFlight", HTTP_SECTIONS.inFlight, undefined],
+  ] as const) {
+    const r = raw[key];
+    const o = ours[key];
+    const id = (name: string): string => `http.${key}.${name}`;
+    figs.push(
+      compare(
+        { id: id("callsPerSec"), section, label: "throughput", unit: "calls/s", better: "higher", raw: r.callsPerSec, ours: o.callsPerSec },
+        minRatio === undefined ? undefined : { text: `>= ${minRatio}x raw`, minRatio },
+      ),
+      compare({ id: id("p50Ms"), section, label: "latency p50", unit: "ms", better: "lower", raw: r.p50Ms, ours: o.p50Ms }),
+      compare({ id: id("p99Ms"), section, label: "latency p99", unit: "ms", better: "lower", raw: r.p99Ms, ours: o.p99Ms }),
+      compare({ id: id("clientCpuUs"), section, label: "client CPU per call", unit: "us", better: "lower", raw: r.clientCpuUsPerCall, ours: o.clientCpuUsPerCall }),
+    );
+    if (r.serverCpuUsPerCall && o.serverCpuUsPerCall) {
+      figs.push(compare({ id: id("serverCpuUs"), section, label: "server CPU per call (from /proc)", unit: "us", better: "lower", raw: r.serverCpuUsPerCall, ours: o.serverCpuUsPerCall }));
+    }
+  }
+  const show = (side: HttpSideResult): string => {
+    const { afterWarmup: a, atEnd: e } = side.agent;
+    return `${a.sockets} sockets / ${a.listeners} listeners -> ${e.sockets} / ${e.listeners}`;
+  };
+  const section = `${HTTP_SECTIONS.agent}\n   ours ${show(ours)}; raw ${show(raw)}`;
+  const value = (id: string, label: string, unit: string, v: number): ValueFigure => ({ kind: "value", id, section, label, unit, better: "lower", value: v });
+  const { afterWarmup: a, atEnd: e } = ours.agent;
+  figs.push(
+    value("http.agent.sockets", "sockets open at the end (busy + free)", "sockets", e.sockets),
+    value("http.agent.socketGrowth", "socket growth (end - after warm-up)", "sockets", e.sockets - a.sockets),
+    value("http.agent.listenerGrowth", "listener growth on agent + sockets", "count", e.listeners - a.listeners),
+    value("http.agent.maxListenersWarnings", "MaxListenersExceeded warnings in our runner", "count", e.maxListenersWarnings),
+  );
+  return figs;
+}

@@ -1,0 +1,67 @@
+/**
+ * The HTTP section's baseline server: node:http with nothing but JSON.parse and JSON.stringify,
+ * no part of mcp-bridge. Each POST carries one JSON-RPC message: a request is answered with its
+ * JSON response (200, application/json), a notification with 202. No sessions, no header
+ * checks, no SSE: what any node:http JSON endpoint pays anyway.
+ *
+ *   node raw-http-server.js      prints {"url": "http://127.0.0.1:PORT/mcp"}, exits on stdin EOF
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+interface Message {
+  id?: number | string;
+  method?: string;
+  params?: { protocolVersion?: string; name?: string; arguments?: { text?: unknown } };
+}
+
+function answer(message: Message): unknown {
+  switch (message.method) {
+    case "initialize":
+      return {
+        protocolVersion: message.params?.protocolVersion ?? "2025-11-25",
+        capabilities: { tools: {} },
+        serverInfo: { name: "raw-http-echo", version: "1.0.0" },
+      };
+    case "ping":
+      return {};
+    case "tools/call":
+      if (message.params?.name === "echo") return { content: [{ type: "text", text: String(message.params.arguments?.text) }] };
+      return { content: [{ type: "text", text: "unknown tool" }], isError: true };
+    default:
+      return undefined;
+  }
+}
+
+function onRequest(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== "POST") {
+    res.writeHead(405, { allow: "POST" }).end();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  req.on("end", () => {
+    const message = JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8")) as Message;
+    if (message.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    const result = answer(message);
+    const reply =
+      result === undefined
+        ? { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }
+        : { jsonrpc: "2.0", id: message.id, result };
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
+  });
+}
+
+const server = createServer(onRequest);
+server.listen(0, "127.0.0.1", () => {
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}/mcp` })}\n`);
+});
+process.stdin.resume();
+process.stdin.on("end", () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});

@@ -112,12 +112,11 @@ async function pipeline(
 
 /** A result for a server that cannot take calls now, or undefined when it is ready. */
 function unavailable(connection: ServerConnection | undefined, server: string, tool: string): BridgedResult | undefined {
+  if (connection?.state === "ready") return undefined; // the hot path builds no message
   const label = `MCP server ${JSON.stringify(server)}`;
   const what = `tool ${JSON.stringify(tool)}`;
   if (connection === undefined) return errorResult("unavailable", `${label} was removed, so ${what} did not run.`, { retryable: false });
   switch (connection.state) {
-    case "ready":
-      return undefined;
     case "restarting":
     case "connecting":
       if (connection.restarts > 0) {

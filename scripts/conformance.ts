@@ -18,7 +18,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { assertNetnsAvailable, inNetns, ProcessGroups, type Started } from "./netns.ts";
+import { assertNetnsAvailable, inNetns, processGroupsForScript, type ProcessGroups, type Started } from "./netns.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const INTEROP_DIR = join(ROOT, "scripts", "interop");
@@ -219,14 +219,7 @@ async function main(): Promise<number> {
   rmSync(resultsDir, { recursive: true, force: true });
   mkdirSync(resultsDir, { recursive: true });
 
-  const groups = new ProcessGroups();
-  const onSignal = (): void => {
-    groups.killAllNow();
-    process.exit(130);
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  process.once("exit", () => groups.killAllNow());
+  const groups = processGroupsForScript();
 
   const rows: Row[] = [];
   try {

@@ -31,7 +31,7 @@ import { StdioClientTransport } from "../src/transport/stdio.ts";
 import type { Transport } from "../src/transport/transport.ts";
 import { ensureInteropPackage, finish, formatTable, INTEROP_DIR, NODE22, node22Env, ROOT } from "./conformance.ts";
 import { runAcpInterop } from "./interop-acp.ts";
-import { assertNetnsAvailable, inNetns, ProcessGroups, type Started } from "./netns.ts";
+import { assertNetnsAvailable, inNetns, processGroupsForScript, ProcessGroups, type Started } from "./netns.ts";
 
 const EVERYTHING_JS = join(INTEROP_DIR, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const RESULTS_DIR = join(INTEROP_DIR, "results", "interop");
@@ -290,14 +290,7 @@ async function outside(): Promise<number> {
   assertNetnsAvailable();
   rmSync(RESULTS_DIR, { recursive: true, force: true });
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const groups = new ProcessGroups();
-  const onSignal = (): void => {
-    groups.killAllNow();
-    process.exit(130);
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  process.once("exit", () => groups.killAllNow());
+  const groups = processGroupsForScript();
   const self = fileURLToPath(import.meta.url);
   const { command, args } = inNetns([process.execPath, "--import", "tsx", self, "--inside-netns"]);
   const run = groups.start("interop (netns)", command, args, { cwd: ROOT }, true);

@@ -150,3 +150,19 @@ export function groupAlive(pgid: number): boolean {
   }
   return false;
 }
+
+/**
+ * A `ProcessGroups` that dies with the script: SIGINT/SIGTERM kill every group and exit 130,
+ * and a plain exit kills whatever is left. Every script that starts peers begins with it.
+ */
+export function processGroupsForScript(): ProcessGroups {
+  const groups = new ProcessGroups();
+  const onSignal = (): void => {
+    groups.killAllNow();
+    process.exit(130);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  process.once("exit", () => groups.killAllNow());
+  return groups;
+}

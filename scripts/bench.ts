@@ -31,7 +31,7 @@ import { transpileTree } from "./bench/transpile.ts";
 import type { Mode, RunnerConfig, ServerCommand, SideResult } from "./bench/types.ts";
 
 const MANY_TOOLS = 1000;
-/** Sections 8 and 9b: runner on CPU 0, its servers on CPU 1, where Linux taskset allows. */
+/** Runner on CPU 0, its servers on CPU 1, where Linux taskset allows (all but 9a). */
 const PIN = pinningAvailable() ? { client: 0, server: 1 } : undefined;
 const SPAWN_VARIANTS = ["tsx", "node"] as const;
 const PROFILE_SECTIONS = ["calls", "list", "payloads", "spawn", "http", "manager"] as const;
@@ -72,8 +72,8 @@ const NOTES = [
   "Section 8: each runner starts its HTTP server (ours: McpServer on StreamableHttpServer; raw: node:http) as a plain-node child on 127.0.0.1.",
   "Section 9: McpManager (trusted servers, rate limit and process guard off); 9b against a plain McpClient, call by call in turn.",
   PIN
-    ? "Sections 8 and 9b pin the main thread of each runner to CPU 0 and of its servers to CPU 1 (taskset): unpinned, where a server lands swings a round by 2x."
-    : "Sections 8 and 9b run unpinned (no taskset here): expect their ratios to swing from run to run.",
+    ? "All sections but 9a pin the main thread of each runner to CPU 0 and of its servers to CPU 1 (taskset): unpinned, where a server lands swings a round by 2x."
+    : "Sections run unpinned (no taskset here): expect their ratios to swing from run to run.",
   "Raw and ours take turns, round by round. Targets are measured, not asserted.",
 ];
 
@@ -270,8 +270,11 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   const importTime = measureImportTime(tsx, clientModules(root, ".ts"), clientModules(work, ".js"), opts.quick ? 1 : 12, 1);
   const importFull = measureImportTime(tsx, indexModules(root, ".ts"), indexModules(work, ".js"), opts.quick ? 1 : 6, 1);
 
-  const raw = startRunner(work, runnerConfig("raw", root, work, tsx));
-  const ours = startRunner(work, runnerConfig("ours", root, work, tsx));
+  // Pinned (where taskset exists): each runner on CPU 0, its servers on CPU 1. Unpinned, where
+  // the scheduler puts a client and its server swings a ping-pong ratio by 2x and more.
+  const pin = PIN ? { pin: PIN } : {};
+  const raw = startRunner(work, { ...runnerConfig("raw", root, work, tsx), ...pin });
+  const ours = startRunner(work, { ...runnerConfig("ours", root, work, tsx), ...pin });
   const sides = [raw, ours];
   const startMb = await Promise.all(sides.map((s) => s.ask({ cmd: "rss" })));
   progress("1. spawn + initialize + tools/list");
@@ -299,8 +302,6 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   for (const r of results) track(r.serverPids, r.mode === "ours");
 
   // Sections 8 and 9 get fresh runners: a heap shaped by sections 1-6 would tax one side more.
-  // Pinned (where taskset exists): each runner on CPU 0, its servers on CPU 1.
-  const pin = PIN ? { pin: PIN } : {};
   const fresh = async <T>(configs: readonly RunnerConfig[], body: (s: Sides) => Promise<T>): Promise<T> => {
     const runnersNow = configs.map((config) => startRunner(work, config));
     const out = await body(runnersNow);

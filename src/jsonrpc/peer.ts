@@ -86,7 +86,7 @@ export interface PeerStats {
 }
 
 interface Pending {
-  id: JsonRpcId;
+  id: number;
   method: string;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
@@ -97,6 +97,36 @@ interface Pending {
   resetOnProgress: boolean;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+}
+
+/**
+ * Requests in flight by id. Our ids are integers we hand out, so a plain dictionary keyed by
+ * number serves; a string id from the other side never matches (`"1"` is not `1`). Chosen over
+ * a Map because a Map with an entry added and removed per request kept promoting garbage to
+ * the old generation under load (measured: many more full GCs at 64 requests in flight).
+ */
+class PendingTable {
+  private table: Record<number, Pending> = Object.create(null) as Record<number, Pending>;
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+  get(id: JsonRpcId): Pending | undefined {
+    return typeof id === "number" ? this.table[id] : undefined;
+  }
+  set(id: number, p: Pending): void {
+    if (this.table[id] === undefined) this.count++;
+    this.table[id] = p;
+  }
+  delete(id: number): void {
+    if (this.table[id] === undefined) return;
+    delete this.table[id];
+    this.count--;
+  }
+  values(): Pending[] {
+    return Object.values(this.table);
+  }
 }
 
 /** How many ids of finished requests are remembered, to tell late responses from unknown ones. */
@@ -130,9 +160,9 @@ export class JsonRpcPeer {
 
   private readonly transport: Transport;
   private readonly opts: Required<Omit<PeerOptions, "progressMethod">> & { progressMethod: string | null };
-  private readonly pending = new Map<JsonRpcId, Pending>();
-  private readonly finished = new Set<JsonRpcId>();
-  private readonly finishedRing: Array<JsonRpcId | undefined> = new Array<JsonRpcId | undefined>(FINISHED_MEMORY);
+  private readonly pending = new PendingTable();
+  /** The last FINISHED_MEMORY ids settled, to tell late responses from unknown ones. */
+  private readonly finishedRing: number[] = new Array<number>(FINISHED_MEMORY).fill(0);
   private finishedNext = 0;
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
@@ -304,12 +334,8 @@ export class JsonRpcPeer {
     if (p.timer !== undefined) clearTimeout(p.timer);
     if (p.onAbort && p.signal) p.signal.removeEventListener("abort", p.onAbort);
     this.pending.delete(p.id);
-    // Remember the last FINISHED_MEMORY ids in a ring, to tell late responses from unknown ones.
-    const evicted = this.finishedRing[this.finishedNext];
-    if (evicted !== undefined) this.finished.delete(evicted);
     this.finishedRing[this.finishedNext] = p.id;
     this.finishedNext = (this.finishedNext + 1) % FINISHED_MEMORY;
-    this.finished.add(p.id);
   }
 
   private receive(value: unknown): void {
@@ -364,7 +390,8 @@ export class JsonRpcPeer {
     const id = r.id;
     const p = id === null ? undefined : this.pending.get(id);
     if (!p) {
-      if (id !== null && this.finished.has(id)) this.stats.lateResponses++;
+      // A linear scan, but only for responses nobody waits for (rare by nature).
+      if (typeof id === "number" && id > 0 && this.finishedRing.includes(id)) this.stats.lateResponses++;
       else this.stats.unknownResponses++;
       return;
     }
@@ -437,7 +464,7 @@ export class JsonRpcPeer {
     if (this.closedReason) return;
     this.closedReason = reason ?? new BridgeError("CLOSED", "connection closed");
     const err = this.closedError();
-    for (const p of [...this.pending.values()]) {
+    for (const p of this.pending.values()) {
       this.settle(p);
       p.reject(err);
     }

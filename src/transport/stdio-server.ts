@@ -6,7 +6,6 @@ import type { Readable, Writable } from "node:stream";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { encodeLine, LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
-import { TickCork } from "./tick-cork.ts";
 import type { Transport } from "./transport.ts";
 
 const utf8 = new TextEncoder();
@@ -48,7 +47,6 @@ export class StdioServerTransport implements Transport {
   private closed = false;
   private closing: Promise<void> | undefined;
   private drain: Promise<void> | undefined;
-  private readonly cork: TickCork;
 
   private readonly onData = (chunk: Uint8Array | string): void => {
     const bytes = typeof chunk === "string" ? utf8.encode(chunk) : chunk;
@@ -66,7 +64,6 @@ export class StdioServerTransport implements Transport {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
     this.decoder = new LineDecoder({ maxLineBytes: options.maxLineBytes });
-    this.cork = new TickCork(this.stdout);
   }
 
   start(): Promise<void> {
@@ -84,7 +81,6 @@ export class StdioServerTransport implements Transport {
     if (this.closed || this.stdout.destroyed || !this.stdout.writable) {
       return Promise.reject(new BridgeError("CLOSED", "stdio server transport is closed"));
     }
-    this.cork.hold();
     if (this.stdout.write(encodeLine(message))) return Promise.resolve();
     this.drain ??= new Promise<void>((resolve, reject) => {
       const done = (err?: Error): void => {

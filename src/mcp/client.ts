@@ -161,7 +161,7 @@ export class McpClient extends Emitter<McpClientEvents> {
   /** Every tool, following `nextCursor` under the page limits. Remembers output schemas. */
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
     const tools = await collectPages<Tool>(this.pageRequester("tools/list", options), "tools", this.pageLimits());
-    this.outputCheck.remember(tools);
+    await this.outputCheck.remember(tools);
     return tools;
   }
 

@@ -1,20 +1,28 @@
 /**
  * Client-side check of `structuredContent` against the `outputSchema` a tool declared in its
  * last `tools/list`. Validators are compiled once per listing.
+ *
+ * The validator module is loaded by the first listing that has an output schema, not when the
+ * client is imported: many clients never meet one, and it is the largest module of the client.
  */
 import { BridgeError } from "../jsonrpc/errors.ts";
-import { compileSchema, formatSchemaErrors, type CompiledValidator } from "../schema/validate.ts";
+import type { CompiledValidator } from "../schema/validate.ts";
 import type { CallToolResult, Tool } from "./types.ts";
+
+type SchemaModule = typeof import("../schema/validate.ts");
 
 export class StructuredContentChecker {
   private schemas = new Map<string, unknown>();
   private compiled = new Map<string, CompiledValidator>();
+  private validator: SchemaModule | undefined;
 
   /** Remembers the output schemas of a fresh listing (replacing the previous one). */
-  remember(tools: readonly Tool[]): void {
-    this.schemas = new Map();
+  async remember(tools: readonly Tool[]): Promise<void> {
+    const schemas = new Map<string, unknown>();
+    for (const t of tools) if (t.outputSchema !== undefined) schemas.set(t.name, t.outputSchema);
+    if (schemas.size > 0) this.validator ??= await import("../schema/validate.ts");
+    this.schemas = schemas;
     this.compiled = new Map();
-    for (const t of tools) if (t.outputSchema !== undefined) this.schemas.set(t.name, t.outputSchema);
   }
 
   /** The list changed: schemas are stale until the next listing. */
@@ -36,6 +44,8 @@ export class StructuredContentChecker {
         details: { tool },
       });
     }
+    // `remember` loaded the module before it stored any schema.
+    const { compileSchema, formatSchemaErrors } = this.validator!;
     let validate = this.compiled.get(tool);
     if (!validate) this.compiled.set(tool, (validate = compileSchema(schema)));
     const verdict = validate(result.structuredContent);

@@ -5,7 +5,7 @@
  */
 import { ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcId } from "../jsonrpc/message.ts";
-import { compileSchema, formatSchemaErrors } from "../schema/validate.ts";
+import type { CompiledValidator } from "../schema/validate.ts";
 import type {
   CallToolResult,
   CompleteRequestParams,
@@ -78,9 +78,22 @@ export interface Registration {
 /** The lists that have a `list_changed` notification. Templates count as resources. */
 export type ChangedList = "tools" | "resources" | "prompts";
 
-type Validator = ReturnType<typeof compileSchema>;
+type SchemaModule = typeof import("../schema/validate.ts");
 
-interface ToolEntry { def: Tool; handler: ToolHandler; input: Validator; output: Validator | undefined }
+/**
+ * The JSON Schema validator, loaded with the first `tools/call` of the process: a server whose
+ * tools are only listed (most, in an agent's session) never pays for loading it or compiling.
+ */
+let schemaModule: SchemaModule | undefined;
+let schemaLoading: Promise<SchemaModule> | undefined;
+
+function loadSchemaModule(): Promise<SchemaModule> {
+  schemaLoading ??= import("../schema/validate.ts").then((m) => (schemaModule = m));
+  return schemaLoading;
+}
+
+/** `input`/`output` are compiled on the tool's first call (compileSchema never throws, so nothing is lost by waiting). */
+interface ToolEntry { def: Tool; handler: ToolHandler; input?: CompiledValidator; output?: CompiledValidator }
 interface ResourceEntry { def: Resource; read: ResourceReader }
 interface TemplateEntry { def: ResourceTemplate; read: TemplateReader; parsed: UriTemplate; complete: ArgumentCompleters | undefined }
 interface PromptEntry { def: Prompt; get: PromptGetter; complete: ArgumentCompleters | undefined }
@@ -103,14 +116,7 @@ export class ServerRegistry {
   constructor(private readonly changed: (list: ChangedList) => void) {}
 
   addTool(def: Tool, handler: ToolHandler): Registration {
-    // Compiling first means a schema the validator refuses never gets listed.
-    const entry: ToolEntry = {
-      def,
-      handler,
-      input: compileSchema(def.inputSchema),
-      output: def.outputSchema === undefined ? undefined : compileSchema(def.outputSchema),
-    };
-    return this.add(this.tools, def.name, entry, "tools", "tool");
+    return this.add(this.tools, def.name, { def, handler }, "tools", "tool");
   }
 
   addResource(def: Resource, read: ResourceReader): Registration {
@@ -169,8 +175,13 @@ export class ServerRegistry {
     if (!entry) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
     const args = params.arguments ?? {};
     if (!isPlainObject(args)) return errorResult(`Invalid arguments for tool "${name}": arguments must be an object`);
+    if (entry.input === undefined) {
+      if (schemaModule === undefined) return loadSchemaModule().then(() => this.callTool(params, ctx));
+      entry.input = schemaModule.compileSchema(entry.def.inputSchema);
+      if (entry.def.outputSchema !== undefined) entry.output = schemaModule.compileSchema(entry.def.outputSchema);
+    }
     const input = entry.input(args);
-    if (!input.valid) return errorResult(`Invalid arguments for tool "${name}": ${formatSchemaErrors(input.errors)}`);
+    if (!input.valid) return errorResult(`Invalid arguments for tool "${name}": ${schemaModule!.formatSchemaErrors(input.errors)}`);
     let result: unknown;
     try {
       result = entry.handler(args, ctx);
@@ -344,7 +355,7 @@ function checkToolResult(name: string, entry: ToolEntry, result: unknown): CallT
     const output = entry.output(result.structuredContent);
     if (!output.valid) {
       return errorResult(
-        `Tool "${name}" returned structuredContent that does not match its outputSchema (a server bug): ${formatSchemaErrors(output.errors)}`,
+        `Tool "${name}" returned structuredContent that does not match its outputSchema (a server bug): ${schemaModule!.formatSchemaErrors(output.errors)}`,
       );
     }
   }

@@ -12,7 +12,53 @@
  * are passed through untouched, never narrowed or rewritten here.
  */
 
-export * from "./types-features.ts";
+export type * from "./types-features.ts";
+
+/** RFC 5424 severities, least severe first: index order is severity order. */
+export const LOGGING_LEVELS = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+] as const;
+
+/** Request methods of the handshake era. */
+export const Method = {
+  Initialize: "initialize",
+  Ping: "ping",
+  ToolsList: "tools/list",
+  ToolsCall: "tools/call",
+  ResourcesList: "resources/list",
+  ResourcesTemplatesList: "resources/templates/list",
+  ResourcesRead: "resources/read",
+  ResourcesSubscribe: "resources/subscribe",
+  ResourcesUnsubscribe: "resources/unsubscribe",
+  PromptsList: "prompts/list",
+  PromptsGet: "prompts/get",
+  CompletionComplete: "completion/complete",
+  LoggingSetLevel: "logging/setLevel",
+  RootsList: "roots/list",
+  SamplingCreateMessage: "sampling/createMessage",
+  ElicitationCreate: "elicitation/create",
+} as const;
+
+/** Notification methods of the handshake era. */
+export const NotificationMethod = {
+  Initialized: "notifications/initialized",
+  Cancelled: "notifications/cancelled",
+  Progress: "notifications/progress",
+  Message: "notifications/message",
+  ToolsListChanged: "notifications/tools/list_changed",
+  ResourcesListChanged: "notifications/resources/list_changed",
+  ResourcesUpdated: "notifications/resources/updated",
+  PromptsListChanged: "notifications/prompts/list_changed",
+  RootsListChanged: "notifications/roots/list_changed",
+  ElicitationComplete: "notifications/elicitation/complete",
+} as const;
 
 // ---------------------------------------------------------------------------------------------
 // Base

@@ -3,8 +3,7 @@
  * absolute path through the PATH of that environment (never through a shell). Also the one
  * process-group probe the stdio transport needs.
  */
-import { constants as fsConstants } from "node:fs";
-import { access, stat } from "node:fs/promises";
+import { access, constants as fsConstants, stat } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 
 /** Variables passed through from our environment on every platform. */

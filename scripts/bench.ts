@@ -267,8 +267,8 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   const t0 = performance.now();
   const plan = opts.quick ? QUICK_PLAN : FULL_PLAN;
   progress("7. import time");
-  const importTime = measureImportTime(tsx, clientModules(root, ".ts"), clientModules(work, ".js"), opts.quick ? 1 : 12, 1);
-  const importFull = measureImportTime(tsx, indexModules(root, ".ts"), indexModules(work, ".js"), opts.quick ? 1 : 6, 1);
+  const importTime = measureImportTime(work, tsx, clientModules(root, ".ts"), clientModules(work, ".js"), opts.quick ? 1 : 16, 1);
+  const importFull = measureImportTime(work, tsx, indexModules(root, ".ts"), indexModules(work, ".js"), opts.quick ? 1 : 6, 1);
 
   // Pinned (where taskset exists): each runner on CPU 0, its servers on CPU 1. Unpinned, where
   // the scheduler puts a client and its server swings a ping-pong ratio by 2x and more.

@@ -15,7 +15,7 @@ import type { JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer, type PeerOptions, type ProgressInfo, type RequestContext } from "../jsonrpc/peer.ts";
 import type { Transport } from "../transport/transport.ts";
 import { Emitter } from "../util/emitter.ts";
-import { StructuredContentChecker } from "./output-check.ts";
+import type { StructuredContentChecker } from "./output-check.ts";
 import { collectPages, type PageLimits } from "./paging.ts";
 import type {
   CallToolResult,
@@ -97,7 +97,8 @@ export class McpClient extends Emitter<McpClientEvents> {
   private readonly options: McpClientOptions;
   private peer: JsonRpcPeer | undefined;
   private init: InitializeResult | undefined;
-  private readonly outputCheck = new StructuredContentChecker();
+  /** Created (and its module loaded) by the first listing with an output schema. */
+  private outputCheck: StructuredContentChecker | undefined;
 
   constructor(options: McpClientOptions = {}) {
     super();
@@ -161,7 +162,11 @@ export class McpClient extends Emitter<McpClientEvents> {
   /** Every tool, following `nextCursor` under the page limits. Remembers output schemas. */
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
     const tools = await collectPages<Tool>(this.pageRequester("tools/list", options), "tools", this.pageLimits());
-    await this.outputCheck.remember(tools);
+    if (!this.outputCheck && tools.some((t) => t.outputSchema !== undefined)) {
+      const { StructuredContentChecker } = await import("./output-check.ts");
+      this.outputCheck ??= new StructuredContentChecker();
+    }
+    await this.outputCheck?.remember(tools);
     return tools;
   }
 
@@ -186,7 +191,7 @@ export class McpClient extends Emitter<McpClientEvents> {
     if (!isCallToolResult(result)) {
       throw new BridgeError("INVALID_RESULT", `tools/call "${name}": result has no content array`, { details: { tool: name } });
     }
-    if (this.options.validateStructuredContent !== false) this.outputCheck.check(name, result);
+    if (this.options.validateStructuredContent !== false) this.outputCheck?.check(name, result);
     return result;
   }
 
@@ -318,7 +323,7 @@ export class McpClient extends Emitter<McpClientEvents> {
       peer.setRequestHandler("elicitation/create", (p, ctx) => elicit(p as ElicitRequestParams, ctx));
     }
     peer.setNotificationHandler("notifications/tools/list_changed", () => {
-      this.outputCheck.forget();
+      this.outputCheck?.forget();
       this.emit("toolsListChanged", undefined);
     });
     peer.setNotificationHandler("notifications/resources/list_changed", () => void this.emit("resourcesListChanged", undefined));

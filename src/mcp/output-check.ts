@@ -2,8 +2,9 @@
  * Client-side check of `structuredContent` against the `outputSchema` a tool declared in its
  * last `tools/list`. Validators are compiled once per listing.
  *
- * The validator module is loaded by the first listing that has an output schema, not when the
- * client is imported: many clients never meet one, and it is the largest module of the client.
+ * McpClient loads this module, and it the validator, with the first listing that has an output
+ * schema, not when the client is imported: many clients never meet one, and the validator is
+ * the largest module of the client.
  */
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { CompiledValidator } from "../schema/validate.ts";

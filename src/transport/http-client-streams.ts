@@ -99,7 +99,8 @@ export class ReplyStreams {
       ex.call?.abort(err);
       ex.reject(err);
     } else {
-      ex.call?.arm(LINGER_MS); // the server should end the stream now; do not wait forever
+      // An SSE reply should end now; do not wait forever. (A JSON reply has ended already.)
+      if (ex.call && !ex.call.complete) ex.call.arm(LINGER_MS);
       ex.resolve();
     }
   }

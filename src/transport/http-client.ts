@@ -27,6 +27,7 @@ import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/message.ts";
 import { ReplyStreams, type Exchange, type StreamHost } from "./http-client-streams.ts";
 import {
   HttpCall,
+  LiveCalls,
   describeErrorBody,
   displayUrl,
   drain,
@@ -83,13 +84,14 @@ export class StreamableHttpClientTransport implements Transport {
 
   private readonly base: HttpClientBasics;
   private readonly wantGetStream: boolean;
-  private readonly live = new Set<HttpCall>();
+  private readonly live = new LiveCalls();
   private readonly streams: ReplyStreams;
   private session: string | undefined;
   private version: string | undefined;
   private initParams: unknown;
   private reinit: Promise<void> | undefined;
   private reinitCount = 0;
+  private postHeadersCache: { session: string | undefined; version: string | undefined; headers: http.OutgoingHttpHeaders } | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
 
@@ -166,7 +168,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.closed = true;
     const err = closedError();
     this.streams.closeAll(err);
-    for (const call of [...this.live]) call.abort(err);
+    this.live.abortAll(err);
     if (this.session !== undefined) {
       const call = this.call("DELETE", this.getHeaders(""), undefined, Math.min(this.base.timeoutMs, DELETE_TIMEOUT_MS));
       try {
@@ -190,12 +192,18 @@ export class StreamableHttpClientTransport implements Transport {
     });
   }
 
+  /**
+   * The headers of a POST. After initialize they are built once per (session, version) and
+   * shared: node:http copies what it is given and never changes the object.
+   */
   private postHeaders(init: boolean): http.OutgoingHttpHeaders {
+    const cached = this.postHeadersCache;
+    if (!init && cached && cached.session === this.session && cached.version === this.version) return cached.headers;
     const h: http.OutgoingHttpHeaders = { ...this.base.configured, accept: POST_ACCEPT, "content-type": "application/json" };
-    if (!init) {
-      if (this.session !== undefined) h["mcp-session-id"] = this.session;
-      if (this.version !== undefined) h["mcp-protocol-version"] = this.version;
-    }
+    if (init) return h;
+    if (this.session !== undefined) h["mcp-session-id"] = this.session;
+    if (this.version !== undefined) h["mcp-protocol-version"] = this.version;
+    this.postHeadersCache = { session: this.session, version: this.version, headers: h };
     return h;
   }
 

@@ -8,6 +8,7 @@
 import { Buffer } from "node:buffer";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcId } from "../jsonrpc/message.ts";
 import { formatSseComment } from "../jsonrpc/sse.ts";
@@ -102,9 +103,13 @@ export function writeBounded(res: ServerResponse, text: string, maxBuffered: num
   if (res.writableLength > maxBuffered) res.destroy();
 }
 
+/** The last `Content-Type` value found acceptable: clients send the same one on every POST. */
+let lastJsonContentType: string | undefined;
+
 /** True for `application/json` with no charset or a UTF-8 one (JSON on the wire is UTF-8). */
 export function isJsonContentType(value: string | undefined): boolean {
   if (value === undefined) return false;
+  if (value === lastJsonContentType) return true;
   const parts = value.split(";");
   if (parts[0].trim().toLowerCase() !== "application/json") return false;
   for (let i = 1; i < parts.length; i++) {
@@ -114,6 +119,7 @@ export function isJsonContentType(value: string | undefined): boolean {
     const charset = parts[i].slice(eq + 1).trim().replace(/^"|"$/g, "").toLowerCase();
     if (charset !== "utf-8" && charset !== "utf8") return false;
   }
+  lastJsonContentType = value;
   return true;
 }
 
@@ -184,6 +190,8 @@ export class HttpGuard {
   private readonly hosts: ReadonlySet<string> | undefined;
   private readonly origins: ReadonlySet<string> | undefined;
   private readonly tokenDigest: Buffer | undefined;
+  /** Per connection, the last `Host` value allowed: keep-alive clients repeat it on every request. */
+  private readonly hostAllowedOn = new WeakMap<Socket, string>();
 
   constructor(options: HttpGuardOptions = {}) {
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
@@ -203,11 +211,10 @@ export class HttpGuard {
    * (token missing or wrong) and returns false.
    */
   admit(req: IncomingMessage, res: ServerResponse): boolean {
-    const port = req.socket.localPort ?? 0;
-    const tls = (req.socket as { encrypted?: boolean }).encrypted === true;
-    const host = req.headers.host?.toLowerCase();
-    const hostOk = host !== undefined && (this.hosts ? this.hosts.has(host) : isLoopbackAt(host, port, tls ? 443 : 80));
-    if (!hostOk) {
+    const socket = req.socket;
+    const port = socket.localPort ?? 0;
+    const host = req.headers.host;
+    if (host === undefined || (this.hostAllowedOn.get(socket) !== host && !this.hostAllowed(host, socket, port))) {
       sendRpcError(res, 403, HTTP_REFUSAL_CODE, "Forbidden: Host header not allowed");
       return false;
     }
@@ -284,6 +291,15 @@ export class HttpGuard {
     // Discard what is still arriving so the refusal is not lost to a reset; the connection
     // closes once the response is out.
     req.resume();
+  }
+
+  /** Checks `host` for a connection; an allowed value is remembered for the connection's next requests. */
+  private hostAllowed(host: string, socket: Socket, port: number): boolean {
+    const tls = (socket as { encrypted?: boolean }).encrypted === true;
+    const name = host.toLowerCase();
+    const ok = this.hosts ? this.hosts.has(name) : isLoopbackAt(name, port, tls ? 443 : 80);
+    if (ok) this.hostAllowedOn.set(socket, host);
+    return ok;
   }
 
   private originAllowed(origin: string, port: number): boolean {

@@ -120,7 +120,7 @@ export class StreamableHttpServer {
    */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      if (splitTarget(req.url).path !== this.path) {
+      if (req.url !== this.path && splitTarget(req.url).path !== this.path) {
         sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found");
         return;
       }

@@ -17,6 +17,7 @@ import { SseParser, type SseEvent } from "../jsonrpc/sse.ts";
 import { clientBasics, type HttpClientBasics, type HttpClientOptions } from "./http-client.ts";
 import {
   HttpCall,
+  LiveCalls,
   carriesRequest,
   displayUrl,
   drain,
@@ -49,7 +50,7 @@ export class SseClientTransport implements Transport {
 
   private readonly base: HttpClientBasics;
   private readonly endpointTimeoutMs: number;
-  private readonly live = new Set<HttpCall>();
+  private readonly live = new LiveCalls();
   private postUrl: URL | undefined;
   private started = false;
   private ended = false;
@@ -142,7 +143,7 @@ export class SseClientTransport implements Transport {
   private async shutdown(reason: Error | undefined): Promise<void> {
     this.ended = true;
     const err = reason ?? closedError();
-    for (const call of [...this.live]) call.abort(err);
+    this.live.abortAll(err);
     if (this.base.ownAgent) this.base.agent.destroy();
     this.onclose?.(reason);
   }

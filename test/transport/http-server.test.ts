@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Agent, request as httpRequest } from "node:http";
 import { after, describe, test } from "node:test";
 import { StreamableHttpServer, type StreamableHttpServerOptions } from "../../src/transport/http-server.ts";
 import { agent, buildMcp, call, initSession, JSON_POST, send, until } from "./http-test-helpers.ts";
@@ -23,6 +24,26 @@ function errorOf(body: string): { id: unknown; code: number } {
 const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "0" } } };
 
 describe("StreamableHttpServer: request checks", () => {
+  test("Host is checked on every request of a kept-alive connection, not only its first", async () => {
+    const s = await start();
+    const one = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (host: string) =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = httpRequest(s.url, { method: "POST", agent: one, headers: { ...JSON_POST, host } }, (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        });
+        req.on("error", reject);
+        req.end(JSON.stringify(INIT));
+      });
+    assert.deepEqual(await post(`localhost:${s.port}`), { status: 200, reused: false });
+    assert.deepEqual(await post(`localhost:${s.port}`), { status: 200, reused: true });
+    assert.deepEqual(await post("evil.example.com"), { status: 403, reused: true }, "a foreign Host on the same socket");
+    assert.deepEqual(await post(`127.0.0.1:${s.port + 1}`), { status: 403, reused: true });
+    one.destroy();
+    await s.stop();
+  });
+
   test("other paths get 404 and other methods 405 with Allow", async () => {
     const s = await start();
     const wrongPath = await send(new URL("/other", s.url), { headers: JSON_POST, body: INIT });

@@ -27,16 +27,48 @@ interface StreamState {
 }
 
 /** A POST carrying requests, until each has its response. */
-export interface Exchange extends StreamState {
-  ids: Set<JsonRpcId>;
-  label: string;
-  done: boolean;
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (e: Error) => void;
-  /** Internal re-initialize: keep the response here instead of delivering it. */
-  swallow: boolean;
-  captured: Record<string, unknown> | undefined;
+export class Exchange implements StreamState {
+  lastEventId = "";
+  retry: number | undefined = undefined;
+  attempts = 0;
+  call: HttpCall | undefined = undefined;
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** The requests still waiting for their responses. */
+  readonly ids: Set<JsonRpcId>;
+  done = false;
+  readonly promise: Promise<void>;
+  resolve!: () => void;
+  reject!: (e: Error) => void;
+  captured: Record<string, unknown> | undefined = undefined;
+
+  /**
+   * @param method the request's method; undefined for a batch
+   * @param swallow internal re-initialize: keep the response here instead of delivering it
+   * @param fixedLabel a name for errors and logs, instead of the one built from method and id
+   */
+  constructor(
+    ids: readonly JsonRpcId[],
+    private readonly method: string | undefined,
+    readonly swallow: boolean,
+    private readonly fixedLabel?: string,
+  ) {
+    this.ids = new Set(ids);
+    this.firstId = ids[0];
+    this.count = ids.length;
+    this.promise = new Promise<void>((res, rej) => {
+      this.resolve = res;
+      this.reject = rej;
+    });
+  }
+
+  private readonly firstId: JsonRpcId | undefined;
+  private readonly count: number;
+
+  /** How errors and logs name the exchange; built on demand (most exchanges never need it). */
+  get label(): string {
+    if (this.fixedLabel !== undefined) return this.fixedLabel;
+    return this.method === undefined ? `batch of ${this.count} requests` : `request "${this.method}" (id ${this.firstId})`;
+  }
 }
 
 interface GetStream extends StreamState {
@@ -73,19 +105,9 @@ export class ReplyStreams {
     this.o = settings;
   }
 
-  /** Registers requests awaiting responses; the exchange settles when all have arrived. */
-  track(ids: JsonRpcId[], label: string, swallow: boolean): Exchange {
-    let resolve!: () => void;
-    let reject!: (e: Error) => void;
-    const promise = new Promise<void>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    const ex: Exchange = {
-      ids: new Set(ids), label, done: false, promise, resolve, reject, swallow, captured: undefined,
-      lastEventId: "", retry: undefined, attempts: 0, call: undefined, timer: undefined,
-    };
-    for (const id of ids) this.exchanges.set(id, ex);
+  /** Registers an exchange's requests; it settles when all of them have their responses. */
+  track(ex: Exchange): Exchange {
+    for (const id of ex.ids) this.exchanges.set(id, ex);
     return ex;
   }
 

@@ -14,17 +14,18 @@
  *   the GET stream.
  *
  * Timeouts: `requestTimeoutMs` bounds each exchange that does not wait on a JSON-RPC result
- * (notification and response POSTs, the GET stream's headers, resumption GETs, a JSON reply's
- * body once its headers came). A POST carrying a request lives as long as the request: the
- * peer's own timeout (or the caller's abort) sends `notifications/cancelled`, and that makes
- * this transport abort the POST. Used without a peer, a request waits for its reply or close().
+ * (notification and response POSTs, the GET stream's headers, resumption GETs). A POST carrying
+ * a request, its reply's body included, lives as long as the request: the peer's own timeout
+ * (or the caller's abort) sends `notifications/cancelled`, and that makes this transport abort
+ * the POST. Used without a peer, a request waits for its reply or close(). (A timer per reply
+ * body would duplicate the peer's and cost a measurable share of a loopback round trip.)
  *
  * Redirects follow the policy of {@link HttpCall}: same-origin 307/308 only.
  */
 import type * as http from "node:http";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/message.ts";
-import { ReplyStreams, type Exchange, type StreamHost } from "./http-client-streams.ts";
+import { Exchange, ReplyStreams, type StreamHost } from "./http-client-streams.ts";
 import {
   HttpCall,
   LiveCalls,
@@ -152,8 +153,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     const init = method === "initialize";
     if (init) this.initParams = single?.params;
-    const label = method === undefined ? `batch of ${ids.length} requests` : `request "${method}" (id ${ids[0]})`;
-    const ex = this.streams.track(ids, label, false);
+    const ex = this.streams.track(new Exchange(ids, method, false));
     this.postRequest(body, init, ex, false).catch((err: Error) => this.streams.finish(ex, err));
     return ex.promise;
   }
@@ -232,8 +232,8 @@ export class StreamableHttpClientTransport implements Transport {
     const type = mediaType(res);
     if (type === "text/event-stream") return this.streams.readRequestStream(ex, call, res);
     if (type === "application/json") {
-      call.arm(this.base.timeoutMs);
-      const buf = await readBody(call, res, this.base.maxBody, `reply to ${ex.label}`);
+      // No timer of its own: the body is bounded by the request's lifetime (see the header).
+      const buf = await readBody(call, res, this.base.maxBody, () => `reply to ${ex.label}`);
       let value: unknown;
       try {
         value = JSON.parse(buf.toString("utf8"));
@@ -310,7 +310,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
     this.base.log("session expired (404); re-initializing");
     const id = `mcp-bridge-reinitialize-${++this.reinitCount}`;
-    const ex = this.streams.track([id], "initialize (replayed after the session expired)", true);
+    const ex = this.streams.track(new Exchange([id], "initialize", true, "initialize (replayed after the session expired)"));
     const body = JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: this.initParams });
     this.postRequest(body, true, ex, true).catch((err: Error) => this.streams.finish(ex, err));
     try {

@@ -256,11 +256,11 @@ export function limitError(what: string, maxBytes: number): BridgeError {
  * Reads a whole body. Past `maxBytes` (declared or counted) the socket is destroyed and the
  * promise rejects with `LIMIT_EXCEEDED`.
  */
-export function readBody(call: HttpCall, res: http.IncomingMessage, maxBytes: number, what: string): Promise<Buffer> {
+export function readBody(call: HttpCall, res: http.IncomingMessage, maxBytes: number, what: string | (() => string)): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(res.headers["content-length"]);
     if (declared > maxBytes) {
-      call.abort(limitError(what, maxBytes));
+      call.abort(limitError(nameOf(what), maxBytes));
       reject(call.abortReason);
       return;
     }
@@ -272,7 +272,7 @@ export function readBody(call: HttpCall, res: http.IncomingMessage, maxBytes: nu
       size += chunk.length;
       if (size > maxBytes) {
         done = true;
-        call.abort(limitError(what, maxBytes));
+        call.abort(limitError(nameOf(what), maxBytes));
         reject(call.abortReason);
         return;
       }
@@ -287,9 +287,14 @@ export function readBody(call: HttpCall, res: http.IncomingMessage, maxBytes: nu
     res.on("close", () => {
       if (done) return;
       done = true;
-      reject(call.abortReason ?? new BridgeError("HTTP_ERROR", `${what}: connection closed before the body ended`));
+      reject(call.abortReason ?? new BridgeError("HTTP_ERROR", `${nameOf(what)}: connection closed before the body ended`));
     });
   });
+}
+
+/** A name given as text, or as a function that builds it when an error needs it. */
+function nameOf(what: string | (() => string)): string {
+  return typeof what === "string" ? what : what();
 }
 
 /** Reads at most a few KiB of an error body as text, for a message; drops the socket past that. */

@@ -358,6 +358,26 @@ describe("StreamableHttpClientTransport: connections", () => {
     await peer.close();
   });
 
+  it("bounds a request's stalled JSON reply body by the request's own timeout, then drops the connection", async () => {
+    let postSocketClosed = false;
+    const s = await serve((req, res, raw) => {
+      const msg = req.json as { id?: number; method?: string };
+      if (msg.method === "tools/call") {
+        raw.socket.once("close", () => (postSocketClosed = true));
+        res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+        res.write('{"jsonrpc":"2.0","id":1,'); // and never the rest
+        return;
+      }
+      accepted(res);
+    });
+    const t = client(`${s.origin}/mcp`);
+    const peer = new JsonRpcPeer(t);
+    await peer.start();
+    await assert.rejects(peer.request("tools/call", {}, { timeoutMs: 150 }), isCode("TIMEOUT"));
+    await until(() => postSocketClosed, "the stalled POST's connection to close");
+    await peer.close();
+  });
+
   it("sends a notification again on a fresh connection when the kept-alive one was dead; never a request", async () => {
     const uses = new WeakMap<object, number>();
     const s = await serve((req, res, raw) => {

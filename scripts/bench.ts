@@ -67,6 +67,7 @@ const NOTES = [
   "raw = a baseline written without the library: ndjson lines, JSON.parse/JSON.stringify, a Map of pending ids (scripts/bench/raw-client.ts, raw-echo-server.mjs).",
   "ours = McpClient + StdioClientTransport against McpServer (fixtures/servers/echo.ts; section 5: scripts/bench/ours-server.ts).",
   "ratio = ours/raw. Throughput (calls/s, MiB/s): higher is better. Time, latency, CPU, memory (ms, us, MB, x): lower is better.",
+  "Spawn and throughput ratios are the median of per-round ratios (each round runs both sides back to back), so they can differ a little from the quotient of the two medians shown.",
   "Section 1 starts both servers under the same loader (node --import tsx, so its cost cancels) and under plain node (.js).",
   "Sections 2-6 run both servers under plain node (ours transpiled); each client runs in its own plain-node process, so RSS is per client.",
   "Section 8: each runner starts its HTTP server (ours: McpServer on StreamableHttpServer; raw: node:http) as a plain-node child on 127.0.0.1.",

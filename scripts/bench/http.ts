@@ -79,6 +79,7 @@ export function buildHttpFigures(raw: HttpSideResult, ours: HttpSideResult): Fig
       compare(
         { id: id("callsPerSec"), section, label: "throughput", unit: "calls/s", better: "higher", raw: r.callsPerSec, ours: o.callsPerSec },
         minRatio === undefined ? undefined : { text: `>= ${minRatio}x raw`, minRatio },
+        { raw: r.roundRates, ours: o.roundRates },
       ),
       compare({ id: id("p50Ms"), section, label: "latency p50", unit: "ms", better: "lower", raw: r.p50Ms, ours: o.p50Ms }),
       compare({ id: id("p99Ms"), section, label: "latency p99", unit: "ms", better: "lower", raw: r.p99Ms, ours: o.p99Ms }),

@@ -93,7 +93,7 @@ export async function spawnSection(sides: Sides, plan: Plan, variants: readonly 
   await inRounds(sides, plan.spawnWarmupRounds, once);
   const rounds = await inRounds(sides, plan.spawnRounds, once);
   return mapValues(rounds, (list) =>
-    Object.fromEntries(variants.map((v) => [v, { medianMs: median(list.map((r) => r[v]!)), runs: list.length }])),
+    Object.fromEntries(variants.map((v) => [v, { medianMs: median(list.map((r) => r[v]!)), runs: list.length, roundMs: list.map((r) => r[v]!) }])),
   );
 }
 
@@ -127,11 +127,13 @@ export function summarizeCalls(list: readonly CallRound[]): CallSummary {
   const calls = list.reduce((n, r) => n + r.latenciesMs.length, 0);
   const pooled = callStats(list.flatMap((r) => r.latenciesMs), list.reduce((t, r) => t + r.elapsedMs, 0));
   const serverCpu = list.every((r) => r.serverCpuMs !== null) ? list.reduce((t, r) => t + r.serverCpuMs!, 0) : null;
+  const roundRates = list.map((r) => callStats(r.latenciesMs, r.elapsedMs).callsPerSec);
   return {
     ...pooled,
     // A round disturbed by a neighbour should not drag the figure: median of per-round rates.
-    callsPerSec: median(list.map((r) => callStats(r.latenciesMs, r.elapsedMs).callsPerSec)),
+    callsPerSec: median(roundRates),
     rounds: list.length,
+    roundRates,
     clientCpuUsPerCall: (list.reduce((t, r) => t + r.clientCpuMs, 0) * 1000) / calls,
     serverCpuUsPerCall: serverCpu === null ? null : (serverCpu * 1000) / calls,
   };

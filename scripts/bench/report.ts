@@ -3,6 +3,7 @@
  * them as a table. Targets are reported, never asserted: the benchmark exits 0 on a MISS.
  */
 import type { ImportTimeResult } from "./import-time.ts";
+import { median } from "./stats.ts";
 import type { SideResult } from "./types.ts";
 
 /** A number to compare against a target. `better` says which direction wins. */
@@ -22,7 +23,10 @@ export interface CompareFigure extends FigureBase {
   kind: "compare";
   raw: number;
   ours: number;
-  /** ours / raw. */
+  /**
+   * ours / raw; where both sides were measured in paired rounds (`rounds`), the median of the
+   * per-round ratios instead, which cancels drift between rounds.
+   */
   ratio: number;
   /** Column heads when the two sides are not "raw" and "ours" (the section title then says what the ratio is). */
   heads?: { raw: string; ours: string };
@@ -46,11 +50,22 @@ export const SECTIONS = {
   importTime: "7. import time of the library (median of paired runs; in-process = when an entry importing the library is evaluated, minus the same for an empty entry)",
 } as const;
 
+/**
+ * The median of ours[i] / raw[i]: round i of both sides ran back to back, so a slow stretch
+ * of a shared machine lands on both halves of a pair, not on one side's median.
+ * Undefined when the rounds do not pair up.
+ */
+export function pairedRatio(raw: readonly number[], ours: readonly number[]): number | undefined {
+  if (raw.length === 0 || raw.length !== ours.length) return undefined;
+  return median(ours.map((o, i) => o / raw[i]!));
+}
+
 export function compare(
   base: Omit<CompareFigure, "kind" | "ratio" | "pass" | "target">,
   target?: { text: string; maxRatio?: number; minRatio?: number },
+  rounds?: { raw: readonly number[]; ours: readonly number[] },
 ): CompareFigure {
-  const ratio = base.ours / base.raw;
+  const ratio = (rounds && pairedRatio(rounds.raw, rounds.ours)) ?? base.ours / base.raw;
   const fig: CompareFigure = { kind: "compare", ...base, ratio };
   if (target) {
     fig.target = target.text;
@@ -79,6 +94,7 @@ export function buildFigures(raw: SideResult, ours: SideResult, imports: ImportT
           ours: ours.spawn[variant]!.medianMs,
         },
         { text: "<= 1.15x raw", maxRatio: 1.15 },
+        { raw: raw.spawn[variant]!.roundMs, ours: ours.spawn[variant]!.roundMs },
       ),
     );
   }
@@ -93,6 +109,7 @@ export function buildFigures(raw: SideResult, ours: SideResult, imports: ImportT
       compare(
         { id: `${key}.callsPerSec`, section, label: "throughput", unit: "calls/s", better: "higher", raw: r.callsPerSec, ours: o.callsPerSec },
         { text: `>= ${minRatio}x raw`, minRatio },
+        { raw: r.roundRates, ours: o.roundRates },
       ),
       compare({ id: `${key}.p50Ms`, section, label: "latency p50", unit: "ms", better: "lower", raw: r.p50Ms, ours: o.p50Ms }),
       compare({ id: `${key}.p99Ms`, section, label: "latency p99", unit: "ms", better: "lower", raw: r.p99Ms, ours: o.p99Ms }),

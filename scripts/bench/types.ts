@@ -104,6 +104,8 @@ export interface CallRound {
 /** Calls per second and latency of a call section, plus CPU per call on each side. */
 export type CallSummary = CallStats & {
   rounds: number;
+  /** calls/s of each round, in round order (round i of both sides ran back to back). */
+  roundRates: number[];
   clientCpuUsPerCall: number;
   /** null where the server's CPU time cannot be read (no /proc). */
   serverCpuUsPerCall: number | null;
@@ -123,7 +125,7 @@ export interface PayloadResult {
 export interface SideResult {
   mode: Mode;
   /** Median ms of spawn + initialize + tools/list, per server start variant. */
-  spawn: Record<string, { medianMs: number; runs: number }>;
+  spawn: Record<string, { medianMs: number; runs: number; roundMs: number[] }>;
   /** calls/s is the median over rounds; p50/p99 pool the latencies of every round. */
   sequential: CallSummary;
   inFlight: CallSummary & { concurrency: number };

@@ -13,7 +13,7 @@ import type { BenchReport } from "../../scripts/bench.ts";
 import { buildHttpFigures, type HttpSideResult } from "../../scripts/bench/http.ts";
 import { buildManagerFigures, type ManagerResult } from "../../scripts/bench/manager.ts";
 import { summarizeProfile } from "../../scripts/bench/profile.ts";
-import { buildFigures, formatFigures, type Figure } from "../../scripts/bench/report.ts";
+import { buildFigures, compare, formatFigures, pairedRatio, type Figure } from "../../scripts/bench/report.ts";
 import { median, percentile, runInFlight, timeEach } from "../../scripts/bench/stats.ts";
 import type { SideResult } from "../../scripts/bench/types.ts";
 import type { ImportTimeResult } from "../../scripts/bench/import-time.ts";
@@ -167,10 +167,10 @@ describe("stats", () => {
 });
 
 function side(mode: "raw" | "ours", scale: number): SideResult {
-  const calls = { calls: 100, callsPerSec: 1000 / scale, p50Ms: scale, p99Ms: 2 * scale, rounds: 1, clientCpuUsPerCall: 10 * scale, serverCpuUsPerCall: null };
+  const calls = { calls: 100, callsPerSec: 1000 / scale, p50Ms: scale, p99Ms: 2 * scale, rounds: 1, roundRates: [1000 / scale], clientCpuUsPerCall: 10 * scale, serverCpuUsPerCall: null };
   return {
     mode,
-    spawn: { tsx: { medianMs: 100 * scale, runs: 1 }, node: { medianMs: 50 * scale, runs: 1 } },
+    spawn: { tsx: { medianMs: 100 * scale, runs: 1, roundMs: [100 * scale] }, node: { medianMs: 50 * scale, runs: 1, roundMs: [50 * scale] } },
     sequential: calls,
     inFlight: { ...calls, concurrency: 64 },
     manyTools: { medianMs: 2 * scale, runs: 1, tools: 1008, extraTools: 1000 },
@@ -194,6 +194,18 @@ const IMPORTS: ImportTimeResult = {
 
 describe("figures", () => {
   const find = (figs: Figure[], id: string): Figure => figs.find((f) => f.id === id)!;
+
+  test("ratios of paired rounds are the median of per-round ratios, so drift between rounds cancels", () => {
+    // The machine slowed down for the last two rounds: the medians alone would say 0.57x.
+    const raw = [100, 60, 60, 100, 100];
+    const ours = [95, 57, 57, 57, 57];
+    assert.equal(pairedRatio(raw, ours), 0.95);
+    const fig = compare({ id: "x", section: "s", label: "l", unit: "calls/s", better: "higher", raw: 100, ours: 57 }, { text: ">= 0.9x", minRatio: 0.9 }, { raw, ours });
+    assert.equal(fig.ratio, 0.95);
+    assert.equal(fig.pass, true);
+    assert.equal(pairedRatio([1, 2], [1]), undefined, "rounds that do not pair up");
+    assert.equal(compare({ id: "y", section: "s", label: "l", unit: "ms", better: "lower", raw: 10, ours: 12 }, undefined, { raw: [1, 2], ours: [1] }).ratio, 1.2);
+  });
 
   test("ratios are ours/raw and targets are judged in the right direction", () => {
     const figs = buildFigures(side("raw", 1), side("ours", 1.1), IMPORTS);
@@ -224,7 +236,7 @@ describe("figures", () => {
 });
 
 function httpSide(mode: "raw" | "ours", scale: number, socketsAtEnd: number): HttpSideResult {
-  const calls = { calls: 100, callsPerSec: 1000 / scale, p50Ms: scale, p99Ms: 2 * scale, rounds: 1, clientCpuUsPerCall: 10 * scale, serverCpuUsPerCall: null };
+  const calls = { calls: 100, callsPerSec: 1000 / scale, p50Ms: scale, p99Ms: 2 * scale, rounds: 1, roundRates: [1000 / scale], clientCpuUsPerCall: 10 * scale, serverCpuUsPerCall: null };
   const probe = (sockets: number) => ({ sockets, listeners: 6 * sockets, maxListenersWarnings: 0 });
   return { mode, sequential: calls, inFlight: { ...calls, concurrency: 64 }, agent: { afterWarmup: probe(65), atEnd: probe(socketsAtEnd) } };
 }

@@ -30,11 +30,11 @@ export const NO_TIME_LIMIT = 600_000;
 
 export const FULL_PLAN: Plan = {
   spawnWarmupRounds: 1,
-  spawnRounds: 8,
+  spawnRounds: 12,
   // Warm-ups long enough for V8 to optimise both sides (our code is larger than the raw
   // baseline, so a short warm-up measures the JIT rather than the library).
   seqWarmup: { iterations: 10000, ms: NO_TIME_LIMIT },
-  seqRounds: 6,
+  seqRounds: 9,
   seqRound: { iterations: 2000, ms: 500 },
   concurrency: 64,
   flightWarmup: { iterations: 20000, ms: NO_TIME_LIMIT },

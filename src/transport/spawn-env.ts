@@ -194,3 +194,12 @@ export function processGroupExists(pgid: number): boolean {
     return false;
   }
 }
+
+/** True when `dir` exists and is a directory (checked before spawning, for a clear error). */
+export async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -10,49 +10,17 @@
  * - stderr is kept in a bounded ring buffer and never read as protocol or as an error signal.
  */
 import type { ChildProcess, ChildProcessWithoutNullStreams } from "node:child_process";
-import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { encodeLine, LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
 import { ByteRing, DEFAULT_RING_BYTES, lastLines, TextLineSplitter } from "./ring-buffer.ts";
-import { buildChildEnv, CommandNotFoundError, processGroupExists, resolveCommand } from "./spawn-env.ts";
+import { buildChildEnv, CommandNotFoundError, isDirectory, processGroupExists, resolveCommand } from "./spawn-env.ts";
 import { TickCork } from "./tick-cork.ts";
+import type { StdioClientOptions, StdioClientStats } from "./stdio-client-types.ts";
 import type { Transport } from "./transport.ts";
 
-export interface StdioClientOptions {
-  /** Executable: a bare name (looked up in the child's PATH) or a path (relative to `cwd`). */
-  command: string;
-  args?: readonly string[];
-  /** Working directory of the child. Default `process.cwd()`. */
-  cwd?: string;
-  /** Variables set for the child on top of the minimal base. */
-  env?: Readonly<Record<string, string>>;
-  /** Pass our whole environment. Default false: only the minimal base plus `env`. */
-  inheritEnv?: boolean;
-  /** Largest stdout line accepted, in bytes. Default 32 MiB. */
-  maxLineBytes?: number;
-  /** Each stderr line of the child (long lines arrive in pieces of at most 8 KiB). */
-  onStderr?: (line: string) => void;
-  /** Diagnostics, such as ignored non-JSON lines on stdout. */
-  onLog?: (message: string) => void;
-  /** Each of the two shutdown waits (after closing stdin, after SIGTERM). Default 2000 ms. */
-  shutdownGraceMs?: number;
-  /** Server name used in error messages. Default: the command's base name. */
-  name?: string;
-  /** Size of the stderr ring buffer. Default 64 KiB. */
-  stderrBufferBytes?: number;
-}
-
-/** Counters kept by a {@link StdioClientTransport}. */
-export interface StdioClientStats {
-  messagesReceived: number;
-  /** stdout lines that were not JSON or not UTF-8; logged and skipped. */
-  junkLines: number;
-  /** stdout lines over `maxLineBytes`; reported to `onerror`. */
-  tooLongLines: number;
-  stderrBytes: number;
-}
+export type { StdioClientOptions, StdioClientStats } from "./stdio-client-types.ts";
 
 const DEFAULT_GRACE_MS = 2000;
 const STDERR_LINE_CHARS = 8192;
@@ -437,12 +405,4 @@ async function within(promise: Promise<void>, ms: number): Promise<boolean> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((res) => setTimeout(res, ms));
-}
-
-async function isDirectory(dir: string): Promise<boolean> {
-  try {
-    return (await stat(dir)).isDirectory();
-  } catch {
-    return false;
-  }
 }

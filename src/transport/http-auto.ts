@@ -11,7 +11,7 @@ import { BridgeError } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { AuthError } from "./auth-error.ts";
 import { StreamableHttpClientTransport, type HttpClientOptions } from "./http-client.ts";
-import { httpUrl, normalizeHeaders } from "./http-request.ts";
+import { httpUrl, normalizeHeaders } from "./http-options.ts";
 import { SseClientTransport } from "./sse-client.ts";
 import type { Transport } from "./transport.ts";
 

@@ -11,7 +11,9 @@ import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcId } from "../jsonrpc/message.ts";
 import { SseParser, type SseEvent } from "../jsonrpc/sse.ts";
 import { AuthError } from "./auth-error.ts";
-import { HttpCall, drain, mediaType, readSse, reconnectDelay, statusError } from "./http-request.ts";
+import { drain, mediaType, statusError } from "./http-body.ts";
+import { readSse, reconnectDelay } from "./http-event-stream.ts";
+import { HttpCall } from "./http-request.ts";
 
 /** A POST stream still open this long after its last response is dropped. */
 const LINGER_MS = 5_000;

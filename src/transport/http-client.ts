@@ -26,20 +26,9 @@ import type * as http from "node:http";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/message.ts";
 import { Exchange, ReplyStreams, type StreamHost } from "./http-client-streams.ts";
-import {
-  HttpCall,
-  LiveCalls,
-  describeErrorBody,
-  displayUrl,
-  drain,
-  httpUrl,
-  keepAliveAgent,
-  mediaType,
-  normalizeHeaders,
-  readBody,
-  statusError,
-  type HttpMethod,
-} from "./http-request.ts";
+import { describeErrorBody, drain, mediaType, readBody, statusError } from "./http-body.ts";
+import { httpUrl, keepAliveAgent, normalizeHeaders } from "./http-options.ts";
+import { HttpCall, LiveCalls, displayUrl, type HttpMethod } from "./http-request.ts";
 import type { Transport } from "./transport.ts";
 
 export interface HttpClientOptions {

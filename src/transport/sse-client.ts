@@ -15,17 +15,10 @@ import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { SseParser, type SseEvent } from "../jsonrpc/sse.ts";
 import { clientBasics, type HttpClientBasics, type HttpClientOptions } from "./http-client.ts";
-import {
-  HttpCall,
-  LiveCalls,
-  carriesRequest,
-  displayUrl,
-  drain,
-  mediaType,
-  readSse,
-  statusError,
-  type HttpMethod,
-} from "./http-request.ts";
+import { drain, mediaType, statusError } from "./http-body.ts";
+import { readSse } from "./http-event-stream.ts";
+import { carriesRequest } from "./http-options.ts";
+import { HttpCall, LiveCalls, displayUrl, type HttpMethod } from "./http-request.ts";
 import type { Transport } from "./transport.ts";
 
 /**

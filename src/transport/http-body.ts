@@ -1,0 +1,126 @@
+/**
+ * Reading HTTP response bodies for the client transports, and the errors built from them.
+ * Every reader enforces a byte limit and destroys the socket (via {@link HttpCall.abort}) when
+ * it is passed. Listeners go only on the per-request `res`, never on a socket or an agent.
+ */
+import type * as http from "node:http";
+import { BridgeError } from "../jsonrpc/errors.ts";
+import { AuthError } from "./auth-error.ts";
+import { displayUrl, type HttpCall, type HttpMethod } from "./http-request.ts";
+
+/** Error bodies are read up to this many bytes for the message; past it the socket is dropped. */
+const SNIPPET_BYTES = 8192;
+/** Bodies nobody reads (202, ignored replies) are drained up to this size, then dropped. */
+const DRAIN_BYTES = 64 * 1024;
+
+/** The media type of a response, lower-cased, without parameters. */
+export function mediaType(res: http.IncomingMessage): string {
+  const ct = res.headers["content-type"];
+  if (ct === undefined) return "";
+  const semi = ct.indexOf(";");
+  return (semi === -1 ? ct : ct.slice(0, semi)).trim().toLowerCase();
+}
+
+export function limitError(what: string, maxBytes: number): BridgeError {
+  return new BridgeError("LIMIT_EXCEEDED", `${what} is larger than the limit of ${maxBytes} bytes`, {
+    details: { maxBytes },
+  });
+}
+
+/**
+ * Reads a whole body. Past `maxBytes` (declared or counted) the socket is destroyed and the
+ * promise rejects with `LIMIT_EXCEEDED`.
+ */
+export function readBody(call: HttpCall, res: http.IncomingMessage, maxBytes: number, what: string | (() => string)): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(res.headers["content-length"]);
+    if (declared > maxBytes) {
+      call.abort(limitError(nameOf(what), maxBytes));
+      reject(call.abortReason);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    res.on("data", (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        done = true;
+        call.abort(limitError(nameOf(what), maxBytes));
+        reject(call.abortReason);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.on("end", () => {
+      if (done) return;
+      done = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+    res.on("error", () => undefined); // the 'close' below reports it
+    res.on("close", () => {
+      if (done) return;
+      done = true;
+      reject(call.abortReason ?? new BridgeError("HTTP_ERROR", `${nameOf(what)}: connection closed before the body ended`));
+    });
+  });
+}
+
+/** A name given as text, or as a function that builds it when an error needs it. */
+function nameOf(what: string | (() => string)): string {
+  return typeof what === "string" ? what : what();
+}
+
+/** Reads at most a few KiB of an error body as text, for a message; drops the socket past that. */
+export async function readSnippet(call: HttpCall, res: http.IncomingMessage): Promise<string> {
+  try {
+    return (await readBody(call, res, SNIPPET_BYTES, "error body")).toString("utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** Consumes a body nobody needs, so the socket can be reused; drops the socket if it is large. */
+export function drain(call: HttpCall, res: http.IncomingMessage): Promise<void> {
+  return readBody(call, res, DRAIN_BYTES, "ignored body").then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
+/**
+ * The error for a non-2xx response: `AuthError` for 401/403 (with the parsed challenge), else
+ * `HTTP_ERROR` naming the status and the server's reason. Consumes the body.
+ */
+export async function statusError(call: HttpCall, res: http.IncomingMessage, method: HttpMethod, url: URL, label?: string): Promise<BridgeError> {
+  const status = res.statusCode ?? 0;
+  if (status === 401 || status === 403) {
+    await drain(call, res);
+    return new AuthError(status, displayUrl(url), res.headers["www-authenticate"]);
+  }
+  const reason = describeErrorBody(await readSnippet(call, res));
+  const text = `${label ? `${label}: ` : ""}${method} ${displayUrl(url)} answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ""}`;
+  return new BridgeError("HTTP_ERROR", reason ? `${text}: ${reason}` : text, {
+    details: { status, method, url: displayUrl(url) },
+  });
+}
+
+/** A readable reason from an error body: a JSON-RPC error's message, else the start of the text. */
+export function describeErrorBody(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === "") return "";
+  try {
+    const v = JSON.parse(trimmed) as { error?: { message?: unknown } | string; message?: unknown };
+    const m = typeof v.error === "object" ? v.error?.message : (v.error ?? v.message);
+    if (typeof m === "string") return clipText(m);
+  } catch {
+    // not JSON: use the text
+  }
+  return clipText(trimmed);
+}
+
+function clipText(text: string): string {
+  const clean = text.replace(/[\u0000-\u001f\u007f]+/g, " ");
+  return clean.length > 300 ? `${clean.slice(0, 300)}...` : clean;
+}

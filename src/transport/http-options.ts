@@ -1,0 +1,50 @@
+/**
+ * Option helpers for the HTTP client transports: URL and header validation done once at
+ * construction, the keep-alive agent, and whether a POST may be repeated.
+ */
+import * as http from "node:http";
+import * as https from "node:https";
+import { BridgeError } from "../jsonrpc/errors.ts";
+
+/** Whether a message (or batch) holds a request, whose POST must not be sent twice. */
+export function carriesRequest(message: unknown): boolean {
+  const items = Array.isArray(message) ? message : [message];
+  return items.some((m) => typeof m === "object" && m !== null && "method" in m && "id" in m);
+}
+
+/** A keep-alive agent for a URL's scheme. */
+export function keepAliveAgent(url: URL): http.Agent {
+  return url.protocol === "https:" ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+}
+
+/** Checks a URL is http(s) and returns it parsed. */
+export function httpUrl(url: string | URL, what: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new BridgeError("INVALID_MESSAGE", `${what}: not a valid URL`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new BridgeError("INVALID_MESSAGE", `${what}: only http: and https: URLs are supported, got ${parsed.protocol}`);
+  }
+  return parsed;
+}
+
+/**
+ * Validates and lower-cases configured headers once, so a bad one fails at construction and
+ * never at the first request. The message names the header, never its value.
+ */
+export function normalizeHeaders(headers: Record<string, string> | undefined, what: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    try {
+      http.validateHeaderName(name);
+      http.validateHeaderValue(name, value);
+    } catch {
+      throw new BridgeError("INVALID_MESSAGE", `${what}: header "${name.replace(/[^\x21-\x7e]/g, "?")}" has an invalid name or value`);
+    }
+    out[name.toLowerCase()] = value;
+  }
+  return out;
+}

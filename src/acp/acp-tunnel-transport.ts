@@ -6,7 +6,9 @@
  *   (`side: "client"`) it sends what the MCP client writes as `client_to_server` envelopes and
  *   hands it the `server_to_client` ones; a provider uses `side: "server"`, the other way round.
  * - {@link AcpTunnelRouter} owns the tunnels of one ACP connection and dispatches the incoming
- *   envelopes to them by server key (the draft's `acp:` url).
+ *   envelopes to them by server key (the draft's `acp:` url). It lives in acp-tunnel-router.ts;
+ *   the agent-side sessions hook {@link mcpOverAcpHook} in mcp-over-acp-hook.ts. Both are
+ *   re-exported here.
  *
  * Requests map one to one: an inner request becomes an outer ACP request whose result carries
  * the inner response. Cancelling keeps both layers in step: an inner `notifications/cancelled`
@@ -24,15 +26,10 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../jsonrpc/message.ts";
-import type { McpServerConfig } from "../config/types.ts";
-import { createTransport, type TransportFactory } from "../manager/transport-factory.ts";
 import type { Transport } from "../transport/transport.ts";
-import type { McpOverAcpHook } from "./sessions.ts";
-import type { AgentCapabilities } from "./types.ts";
 import {
   cancelledRequestId,
   draftBinding,
-  unknownServerError,
   type McpOverAcpBinding,
   type TunnelDirection,
 } from "./mcp-over-acp.ts";
@@ -70,7 +67,6 @@ export interface AcpTunnelOptions {
 const DEFAULT_OUTER_TIMEOUT_MS = 60 * 60 * 1000;
 
 const outgoingDirection = (side: TunnelSide): TunnelDirection => (side === "client" ? "client_to_server" : "server_to_client");
-const incomingDirection = (side: TunnelSide): TunnelDirection => (side === "client" ? "server_to_client" : "client_to_server");
 
 interface Incoming {
   resolve: (result: Record<string, unknown>) => void;
@@ -279,161 +275,4 @@ function errorAnswer(request: JsonRpcRequest, err: unknown): JsonRpcErrorRespons
     return { jsonrpc: "2.0", id: request.id, error };
   }
   return { jsonrpc: "2.0", id: request.id, error: { code: ErrorCode.InternalError, message: `MCP over ACP: ${errorMessage(err)}` } };
-}
-
-/** Where {@link AcpTunnelRouter.serve} registers its handlers. */
-export interface TunnelHandlerHost {
-  setRequestHandler(method: string, handler: (params: unknown, ctx: { signal: AbortSignal }) => unknown): void;
-  setNotificationHandler(method: string, handler: (params: unknown) => unknown): void;
-}
-
-export interface AcpTunnelRouterOptions {
-  link: AcpMessageLink;
-  /** Default `client` (an agent). */
-  side?: TunnelSide;
-  binding?: McpOverAcpBinding;
-  /** Passed to every tunnel. */
-  outerTimeoutMs?: number;
-}
-
-/**
- * The tunnels of one ACP connection. Wire its two handlers to the connection for the binding's
- * methods (see {@link AcpTunnelRouter.accepts}); messages for a key with no open tunnel are
- * refused with `-32002` and `data.url`.
- */
-export class AcpTunnelRouter {
-  readonly side: TunnelSide;
-  readonly binding: McpOverAcpBinding;
-  private readonly link: AcpMessageLink;
-  private readonly outerTimeoutMs: number | undefined;
-  private readonly tunnels = new Map<string, AcpTunnelTransport>();
-  private closed = false;
-
-  constructor(options: AcpTunnelRouterOptions) {
-    this.link = options.link;
-    this.side = options.side ?? "client";
-    this.binding = options.binding ?? draftBinding;
-    this.outerTimeoutMs = options.outerTimeoutMs;
-  }
-
-  /** Opens the tunnel for a declared server key. Throws if one is open for it already. */
-  open(key: string): AcpTunnelTransport {
-    if (this.closed) throw new BridgeError("CLOSED", "MCP over ACP: the ACP connection is closed");
-    if (this.tunnels.has(key)) throw new BridgeError("INVALID_MESSAGE", `MCP over ACP: a tunnel for ${key} is already open`);
-    const tunnel = new AcpTunnelTransport({
-      key,
-      link: this.link,
-      side: this.side,
-      binding: this.binding,
-      outerTimeoutMs: this.outerTimeoutMs,
-      onDetach: () => {
-        if (this.tunnels.get(key) === tunnel) this.tunnels.delete(key);
-      },
-    });
-    this.tunnels.set(key, tunnel);
-    return tunnel;
-  }
-
-  get(key: string): AcpTunnelTransport | undefined {
-    return this.tunnels.get(key);
-  }
-
-  /** Keys with an open tunnel. */
-  keys(): string[] {
-    return [...this.tunnels.keys()];
-  }
-
-  /** The incoming outer methods this router serves (the binding's, in its direction). */
-  incomingMethods(): { request: string; notification: string } {
-    return this.binding.methods(incomingDirection(this.side));
-  }
-
-  /**
-   * Sets this router's handlers on an ACP connection (an `AcpAgentConnection` or a
-   * `JsonRpcPeer`). A notification it refuses (unknown key, malformed) throws, which the
-   * connection logs; there is nobody to answer.
-   */
-  serve(host: TunnelHandlerHost): void {
-    const { request, notification } = this.incomingMethods();
-    host.setRequestHandler(request, (params, ctx) => this.handleRequest(request, params, ctx.signal));
-    host.setNotificationHandler(notification, (params) => this.handleNotification(notification, params));
-  }
-
-  /** Handles an incoming outer request; rejects with the `RpcError` to answer. */
-  async handleRequest(method: string, params: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    const env = this.binding.decode(method, params, { isRequest: true, direction: incomingDirection(this.side) });
-    const tunnel = this.tunnels.get(env.key);
-    if (!tunnel || env.kind !== "request") throw unknownServerError(method, env.key);
-    return tunnel.receiveRequest(env.message, signal);
-  }
-
-  /** Handles an incoming outer notification; throws the `RpcError` that explains a refusal (to log). */
-  handleNotification(method: string, params: unknown): void {
-    const env = this.binding.decode(method, params, { isRequest: false, direction: incomingDirection(this.side) });
-    const tunnel = this.tunnels.get(env.key);
-    if (!tunnel || env.kind !== "notification") throw unknownServerError(method, env.key);
-    tunnel.receiveNotification(env.message);
-  }
-
-  /** Closes every tunnel (the ACP connection ended); each `onclose` gets `reason`. */
-  async close(reason?: Error): Promise<void> {
-    this.closed = true;
-    await Promise.all([...this.tunnels.values()].map((t) => t.shutdown(reason)));
-    this.tunnels.clear();
-  }
-}
-
-/** The ACP connection an agent-side hook needs: send envelopes, receive them. An `AcpAgentConnection` fits. */
-export type AcpAgentLink = AcpMessageLink & TunnelHandlerHost;
-
-/** Host of the placeholder URLs that stand for `acp:` servers inside a session's manager. */
-const PLACEHOLDER_PREFIX = "https://mcp-over-acp.invalid/";
-
-/**
- * The agent side of MCP over ACP, as the `mcpOverAcp` hook of `AcpMcpSessions`: it announces
- * the capability, claims the `acp:` entries of `mcpServers`, and gives the session's manager a
- * transport factory that opens a tunnel for them (every other server goes to `createTransport`).
- *
- * ```ts
- * const connection = new AcpAgentConnection((conn) => new ScriptedAgent(conn, { mcpOverAcp: mcpOverAcpHook(conn) }));
- * ```
- *
- * Inside the manager an `acp:` server is configured as `http` with a placeholder URL under
- * `https://mcp-over-acp.invalid/` (a reserved name that never resolves), because the manager's
- * URL checks accept only http(s); the factory recognises the placeholder and never dials it.
- */
-export function mcpOverAcpHook(connection: AcpAgentLink, options: { binding?: McpOverAcpBinding; outerTimeoutMs?: number } = {}): McpOverAcpHook {
-  const binding = options.binding ?? draftBinding;
-  const router = new AcpTunnelRouter({ link: connection, side: "client", binding, outerTimeoutMs: options.outerTimeoutMs });
-  router.serve(connection);
-  const keysOf = new Map<string, string[]>();
-  const factory: TransportFactory = (prepared, hooks) => {
-    const url = prepared.url?.href;
-    if (url === undefined || !url.startsWith(PLACEHOLDER_PREFIX)) return createTransport(prepared, hooks);
-    const key = decodeURIComponent(url.slice(PLACEHOLDER_PREFIX.length));
-    // A restart reconnects: the previous tunnel of this key is finished with.
-    void router.get(key)?.close();
-    return router.open(key);
-  };
-  return {
-    capabilities: binding.agentCapabilities() as AgentCapabilities,
-    claims: (entry) => binding.isAcpServer(entry),
-    open(sessionId, entries) {
-      const servers: McpServerConfig[] = entries.map((entry, i) => {
-        const name = binding.serverName(entry);
-        const key = binding.serverKey(entry);
-        if (name === undefined || name === "" || key === undefined) {
-          throw new RpcError(ErrorCode.InvalidParams, `Invalid params: mcpServers: MCP-over-ACP entry ${i} needs a name and an acp: url`);
-        }
-        return { name, transport: "http", url: `${PLACEHOLDER_PREFIX}${encodeURIComponent(key)}`, headers: {} };
-      });
-      keysOf.set(sessionId, entries.map((e) => binding.serverKey(e)!));
-      return { servers, transportFactory: factory };
-    },
-    async close(sessionId) {
-      const keys = keysOf.get(sessionId) ?? [];
-      keysOf.delete(sessionId);
-      await Promise.all(keys.map((key) => router.get(key)?.close()));
-    },
-  };
 }

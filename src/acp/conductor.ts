@@ -15,55 +15,21 @@
  *   editor going away). A shim or provider that fails is reported through `onEvent`; the
  *   session goes on without that server.
  */
-import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
-import type { JsonRpcId, JsonRpcParams } from "../jsonrpc/message.ts";
-import { JsonRpcPeer, type PeerOptions, type RequestContext } from "../jsonrpc/peer.ts";
+import { errorMessage } from "../jsonrpc/errors.ts";
+import type { JsonRpcParams } from "../jsonrpc/message.ts";
+import { JsonRpcPeer, type RequestContext } from "../jsonrpc/peer.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
 import type { Transport } from "../transport/transport.ts";
-import { AcpTunnelRouter, type AcpMessageLink } from "./acp-tunnel-transport.ts";
+import { AcpTunnelRouter } from "./acp-tunnel-router.ts";
+import type { AcpMessageLink } from "./acp-tunnel-transport.ts";
+import { cancelById, forwardRequest, relayPeerOptions, type CancelsById } from "./conductor-forward.ts";
+import type { ConductorAgentCommand, ConductorEvent, ConductorOptions } from "./conductor-types.ts";
 import { draftBinding, unknownServerError, type McpOverAcpBinding } from "./mcp-over-acp.ts";
 import type { McpProvider } from "./mcp-provider.ts";
-import { ShimBridge, type ShimBridgeEvent, type ShimCommand } from "./shim.ts";
-import { ACP_METHODS, AcpErrorCode } from "./types.ts";
+import { ShimBridge } from "./shim.ts";
+import { ACP_METHODS } from "./types.ts";
 
-/** The agent to spawn (stdio, its own process group, as for an MCP server). */
-export interface ConductorAgentCommand {
-  command: string;
-  args?: string[];
-  cwd?: string;
-  /** Added to the environment. */
-  env?: Record<string, string>;
-  /** Pass the conductor's environment on. Default true: the agent is the user's own program. */
-  inheritEnv?: boolean;
-}
-
-/** What a conductor reports; none of these ends a session. */
-export type ConductorEvent =
-  | ShimBridgeEvent
-  | { type: "agent-capability"; mcpOverAcp: boolean }
-  | { type: "bridge-listening"; server: string; key: string; port: number }
-  | { type: "session-ended"; sessionId: string }
-  | { type: "agent-exited"; reason?: string };
-
-export interface ConductorOptions {
-  /** The agent: a command to spawn, or a transport already connected to one. */
-  agent: ConductorAgentCommand | Transport;
-  /** MCP servers the conductor adds to every session. */
-  providers?: McpProvider[];
-  /** Default {@link draftBinding}. */
-  binding?: McpOverAcpBinding;
-  /** `auto` (default): bridge only for an agent without the capability. */
-  bridge?: "auto" | "always" | "never";
-  /** The shim's command line for a port. Default `defaultShimCommand` (this Node, this checkout). */
-  shimCommand?: ShimCommand;
-  onEvent?: (event: ConductorEvent) => void;
-  /** Each stderr line of a spawned agent. */
-  onAgentStderr?: (line: string) => void;
-  /** Time cap of one forwarded request, ms. Default 24 hours (a prompt turn may be long). */
-  requestTimeoutMs?: number;
-  /** Grace periods when stopping a spawned agent, ms. Default 2000. */
-  agentShutdownGraceMs?: number;
-}
+export type { ConductorAgentCommand, ConductorEvent, ConductorOptions } from "./conductor-types.ts";
 
 type Route = { kind: "provider"; provider: McpProvider } | { kind: "editor" };
 
@@ -97,8 +63,8 @@ export class Conductor {
   private readonly bridgeRouter: AcpTunnelRouter;
   private readonly sessions = new Map<string, SessionParts>();
   /** Forwarded requests by their id on the side they came from, for `$/cancel_request`. */
-  private readonly fromEditor = new Map<JsonRpcId, AbortController>();
-  private readonly fromAgent = new Map<JsonRpcId, AbortController>();
+  private readonly fromEditor: CancelsById = new Map();
+  private readonly fromAgent: CancelsById = new Map();
   private closing: Promise<void> | undefined;
   private markClosed!: () => void;
 
@@ -133,16 +99,7 @@ export class Conductor {
   /** Starts the agent, then serves the editor on `editor`. */
   async start(editor: Transport): Promise<void> {
     if (this.editor) throw new Error("Conductor: start() called twice");
-    const timeout = this.options.requestTimeoutMs ?? DAY_MS;
-    const peerOptions: PeerOptions = {
-      requestTimeoutMs: timeout,
-      maxTotalTimeoutMs: timeout,
-      cancelMethod: ACP_METHODS.cancelRequest,
-      cancelParams: (id) => ({ requestId: id }),
-      // Received cancellations are translated below (the ids differ on each side).
-      cancelledId: () => undefined,
-      progressMethod: null,
-    };
+    const peerOptions = relayPeerOptions(this.options.requestTimeoutMs ?? DAY_MS);
     const a = this.options.agent;
     this.agentTransport = isTransport(a) ? a : new StdioClientTransport({
       command: a.command,
@@ -200,7 +157,7 @@ export class Conductor {
   private async editorRequest(method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
     switch (method) {
       case ACP_METHODS.initialize: {
-        const result = await this.forward(this.agent!, method, params, ctx, this.fromEditor);
+        const result = await forwardRequest(this.agent!, method, params, ctx, this.fromEditor);
         const caps = (result as { agentCapabilities?: unknown } | null)?.agentCapabilities;
         this.agentCapable = this.binding.agentSupports(caps);
         this.emit({ type: "agent-capability", mcpOverAcp: this.agentCapable });
@@ -215,7 +172,7 @@ export class Conductor {
       case ACP_METHODS.sessionClose: {
         const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
         try {
-          return await this.forward(this.agent!, method, params, ctx, this.fromEditor);
+          return await forwardRequest(this.agent!, method, params, ctx, this.fromEditor);
         } finally {
           if (typeof sessionId === "string") await this.endSession(sessionId);
         }
@@ -223,7 +180,7 @@ export class Conductor {
       default:
         // An editor may provide servers itself; its server_to_client envelopes go to the agent side.
         if (method === this.binding.methods("server_to_client").request) return this.serverToClientRequest(method, params, ctx.signal);
-        return this.forward(this.agent!, method, params, ctx, this.fromEditor);
+        return forwardRequest(this.agent!, method, params, ctx, this.fromEditor);
     }
   }
 
@@ -237,7 +194,7 @@ export class Conductor {
     const p = params as Record<string, unknown> | undefined;
     const listed = p?.mcpServers;
     // Nothing to add to (resume without servers keeps what the session had); the agent judges.
-    if (!Array.isArray(listed)) return this.forward(this.agent!, method, params, ctx, this.fromEditor);
+    if (!Array.isArray(listed)) return forwardRequest(this.agent!, method, params, ctx, this.fromEditor);
     const parts: SessionParts = { routes: [], bridges: [] };
     const useBridge = this.options.bridge === "always" || (this.options.bridge !== "never" && !this.agentCapable);
     try {
@@ -261,7 +218,7 @@ export class Conductor {
         this.addRoute(parts, key, { kind: "provider", provider });
         servers.push(useBridge ? await this.bridge(parts, key, provider.name) : declaration);
       }
-      const result = await this.forward(this.agent!, method, { ...p, mcpServers: servers }, ctx, this.fromEditor);
+      const result = await forwardRequest(this.agent!, method, { ...p, mcpServers: servers }, ctx, this.fromEditor);
       const sessionId = method === ACP_METHODS.sessionNew ? (result as { sessionId?: unknown } | null)?.sessionId : p?.sessionId;
       if (typeof sessionId !== "string") {
         await this.release(parts);
@@ -322,7 +279,7 @@ export class Conductor {
 
   private agentRequest(method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
     if (method === this.binding.methods("client_to_server").request) return this.clientToServerRequest(method, params, ctx.signal);
-    return this.forward(this.editor!, method, params, ctx, this.fromAgent);
+    return forwardRequest(this.editor!, method, params, ctx, this.fromAgent);
   }
 
   private agentNotification(method: string, params: unknown): void {
@@ -373,36 +330,6 @@ export class Conductor {
 
   // -------------------------------------------------------------------------------------------
 
-  /**
-   * Sends a request on to the other side and returns its answer (an error answer is rethrown
-   * as the same `RpcError`, so code and data pass through). A `$/cancel_request` for the
-   * original id cancels the forwarded one and answers `-32800` at once.
-   */
-  private async forward(
-    to: JsonRpcPeer,
-    method: string,
-    params: unknown,
-    ctx: RequestContext,
-    cancels: Map<JsonRpcId, AbortController>,
-  ): Promise<unknown> {
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(ctx.signal.reason);
-    ctx.signal.addEventListener("abort", onAbort, { once: true });
-    cancels.set(ctx.id, controller);
-    try {
-      return await to.request(method, params as JsonRpcParams | undefined, { signal: controller.signal });
-    } catch (err) {
-      if (err instanceof BridgeError && err.code === "CANCELLED") {
-        throw new RpcError(AcpErrorCode.RequestCancelled, "Request cancelled", { requestId: ctx.id });
-      }
-      if (err instanceof BridgeError) throw new RpcError(ErrorCode.InternalError, `conductor: ${method} could not be forwarded: ${err.message}`);
-      throw err;
-    } finally {
-      ctx.signal.removeEventListener("abort", onAbort);
-      if (cancels.get(ctx.id) === controller) cancels.delete(ctx.id);
-    }
-  }
-
   private emit(event: ConductorEvent): void {
     try {
       this.options.onEvent?.(event);
@@ -420,7 +347,3 @@ function isTransport(agent: ConductorAgentCommand | Transport): agent is Transpo
   return typeof (agent as Transport).send === "function";
 }
 
-function cancelById(cancels: Map<JsonRpcId, AbortController>, params: unknown): void {
-  const id = (params as { requestId?: unknown } | undefined)?.requestId;
-  if (typeof id === "string" || typeof id === "number") cancels.get(id)?.abort(new Error("cancelled with $/cancel_request"));
-}

@@ -25,7 +25,9 @@ export {
   type McpOverAcpBinding,
   type TunnelDirection,
 } from "./mcp-over-acp.ts";
-export { AcpTunnelTransport, AcpTunnelRouter, mcpOverAcpHook, type AcpMessageLink } from "./acp-tunnel-transport.ts";
+export { AcpTunnelTransport, type AcpMessageLink } from "./acp-tunnel-transport.ts";
+export { AcpTunnelRouter } from "./acp-tunnel-router.ts";
+export { mcpOverAcpHook } from "./mcp-over-acp-hook.ts";
 export { McpProvider, type McpProviderOptions, type ProviderDeclaration } from "./mcp-provider.ts";
 export { Conductor, type ConductorOptions, type ConductorEvent } from "./conductor.ts";
 export { ShimListener, ShimBridge, defaultShimCommand, SHIM_TOKEN_ENV } from "./shim.ts";

@@ -15,12 +15,8 @@
  */
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { McpServer, ServerSession } from "../mcp/server.ts";
-import {
-  AcpTunnelRouter,
-  type AcpMessageLink,
-  type AcpTunnelTransport,
-  type TunnelHandlerHost,
-} from "./acp-tunnel-transport.ts";
+import { AcpTunnelRouter, type TunnelHandlerHost } from "./acp-tunnel-router.ts";
+import type { AcpMessageLink, AcpTunnelTransport } from "./acp-tunnel-transport.ts";
 import { draftBinding, unknownServerError, type McpOverAcpBinding } from "./mcp-over-acp.ts";
 
 export interface McpProviderOptions {

@@ -24,7 +24,8 @@ import { errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
 import { readFirstLine, TcpClientTransport, TcpTransport } from "../transport/tcp.ts";
-import type { AcpTunnelRouter, AcpTunnelTransport } from "./acp-tunnel-transport.ts";
+import type { AcpTunnelRouter } from "./acp-tunnel-router.ts";
+import type { AcpTunnelTransport } from "./acp-tunnel-transport.ts";
 
 /** The environment variable that carries the shim's one-time token. */
 export const SHIM_TOKEN_ENV = "MCP_BRIDGE_SHIM_TOKEN";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { describe, test } from "node:test";
 import { createEchoServer } from "../../fixtures/servers/echo.ts";
-import { AcpTunnelRouter } from "../../src/acp/acp-tunnel-transport.ts";
+import { AcpTunnelRouter } from "../../src/acp/acp-tunnel-router.ts";
 import { Conductor, type ConductorEvent } from "../../src/acp/conductor.ts";
 import { McpProvider } from "../../src/acp/mcp-provider.ts";
 import { SHIM_TOKEN_ENV } from "../../src/acp/shim.ts";

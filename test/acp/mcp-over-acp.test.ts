@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createEchoServer } from "../../fixtures/servers/echo.ts";
-import { AcpTunnelRouter } from "../../src/acp/acp-tunnel-transport.ts";
+import { AcpTunnelRouter } from "../../src/acp/acp-tunnel-router.ts";
 import { DRAFT_METHODS, draftBinding } from "../../src/acp/mcp-over-acp.ts";
 import { McpProvider } from "../../src/acp/mcp-provider.ts";
 import { BridgeError, RpcError } from "../../src/jsonrpc/errors.ts";

@@ -18,6 +18,7 @@
 import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
 import {
   classifyMessage,
+  IdTable,
   type JsonRpcErrorResponse,
   type JsonRpcId,
   type JsonRpcMessage,
@@ -97,9 +98,9 @@ export class AcpTunnelTransport implements Transport {
   private readonly outerTimeoutMs: number;
   private readonly onDetach: (() => void) | undefined;
   /** Outer requests we sent, by inner id: aborting one cancels it at the ACP level. */
-  private readonly outgoing = new Map<JsonRpcId, AbortController>();
+  private readonly outgoing = new IdTable<AbortController>();
   /** Outer requests we received, by inner id, waiting for the inner response. */
-  private readonly incoming = new Map<JsonRpcId, Incoming>();
+  private readonly incoming = new IdTable<Incoming>();
   private started = false;
   private closed = false;
   private closing: Promise<void> | undefined;

@@ -3,13 +3,13 @@
  * gets a new id on the far side, so a `$/cancel_request` for the original id is translated here.
  */
 import { BridgeError, ErrorCode, RpcError } from "../jsonrpc/errors.ts";
-import type { JsonRpcId, JsonRpcParams } from "../jsonrpc/message.ts";
+import { IdTable, type JsonRpcId, type JsonRpcParams } from "../jsonrpc/message.ts";
 import type { JsonRpcPeer, PeerOptions, RequestContext } from "../jsonrpc/peer.ts";
 import type { Conductor } from "./conductor.ts";
 import { ACP_METHODS, AcpErrorCode } from "./types.ts";
 
 /** Forwarded requests that can still be cancelled, by their id on the side they came from. */
-export type CancelsById = Map<JsonRpcId, AbortController>;
+export type CancelsById = IdTable<AbortController>;
 
 /** Options of the conductor's peers (editor and agent side); `timeoutMs` caps one forwarded request. */
 export function relayPeerOptions(timeoutMs: number): PeerOptions {

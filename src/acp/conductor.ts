@@ -16,7 +16,7 @@
  *   session goes on without that server.
  */
 import { errorMessage } from "../jsonrpc/errors.ts";
-import type { JsonRpcParams } from "../jsonrpc/message.ts";
+import { IdTable, type JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer, type RequestContext } from "../jsonrpc/peer.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
 import type { Transport } from "../transport/transport.ts";
@@ -63,8 +63,8 @@ export class Conductor {
   private readonly bridgeRouter: AcpTunnelRouter;
   private readonly sessions = new Map<string, SessionParts>();
   /** Forwarded requests by their id on the side they came from, for `$/cancel_request`. */
-  private readonly fromEditor: CancelsById = new Map();
-  private readonly fromAgent: CancelsById = new Map();
+  private readonly fromEditor: CancelsById = new IdTable();
+  private readonly fromAgent: CancelsById = new IdTable();
   private closing: Promise<void> | undefined;
   private markClosed!: () => void;
 

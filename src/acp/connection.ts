@@ -20,7 +20,7 @@
  *   / `setNotificationHandler`, else to `Agent.onExtMethod` / `onExtNotification`.
  */
 import { errorMessage, RpcError } from "../jsonrpc/errors.ts";
-import type { JsonRpcId, JsonRpcParams } from "../jsonrpc/message.ts";
+import { IdTable, type JsonRpcId, type JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer, type RequestContext, type RequestOptions } from "../jsonrpc/peer.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
 import type { Transport } from "../transport/transport.ts";
@@ -114,7 +114,7 @@ export class AcpAgentConnection {
   private readonly transport: Transport;
   private readonly log: (message: string) => void;
   private readonly requestTimeoutMs: number;
-  private readonly running = new Map<JsonRpcId, AbortController>();
+  private readonly running = new IdTable<AbortController>();
   private readonly extraRequests = new Map<string, (params: unknown, ctx: AcpRequestContext) => unknown>();
   private readonly extraNotifications = new Map<string, (params: unknown) => unknown>();
   private initialized: { version: number; capabilities: ClientCapabilities; info: Implementation | undefined } | undefined;

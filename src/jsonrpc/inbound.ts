@@ -3,7 +3,7 @@
  * request sends no response; a throwing handler becomes an error response without a stack.
  */
 import { ErrorCode, RpcError, errorMessage } from "./errors.ts";
-import type { JsonRpcId, JsonRpcParams, JsonRpcRequest, JsonRpcResponse } from "./message.ts";
+import { IdTable, type JsonRpcId, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from "./message.ts";
 
 /** What a request handler can do while it runs. */
 export interface RequestContext {
@@ -36,7 +36,7 @@ interface Wiring {
 export type Reply = JsonRpcResponse | undefined;
 
 export class InboundRequests {
-  private readonly running = new Map<JsonRpcId, InboundContext>();
+  private readonly running = new IdTable<InboundContext>();
 
   constructor(private readonly wiring: Wiring) {}
 

@@ -8,7 +8,7 @@
  */
 import type * as http from "node:http";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
-import type { JsonRpcId } from "../jsonrpc/message.ts";
+import { IdTable, type JsonRpcId } from "../jsonrpc/message.ts";
 import { SseParser, type SseEvent } from "../jsonrpc/sse.ts";
 import { AuthError } from "./auth-error.ts";
 import { drain, mediaType, statusError } from "./http-body.ts";
@@ -99,7 +99,7 @@ export interface StreamSettings {
 export class ReplyStreams {
   private readonly host: StreamHost;
   private readonly o: StreamSettings;
-  private readonly exchanges = new Map<JsonRpcId, Exchange>();
+  private readonly exchanges = new IdTable<Exchange>();
   private getStream: GetStream | undefined;
 
   constructor(host: StreamHost, settings: StreamSettings) {

@@ -18,7 +18,7 @@
  */
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { BridgeError } from "../jsonrpc/errors.ts";
-import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/message.ts";
+import { IdTable, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { formatSseEvent } from "../jsonrpc/sse.ts";
 import { versionAtLeast } from "../mcp/versions.ts";
 import { EventStore, formatEventId, parseEventId, type EventStoreOptions, type StoredEvent } from "./event-store.ts";
@@ -96,7 +96,7 @@ export class StreamableHttpSessionTransport implements Transport {
   private readonly stateless: boolean;
   private readonly store: EventStore | undefined;
   private readonly standalone: Channel | undefined;
-  private readonly byRequest = new Map<JsonRpcId, Channel>();
+  private readonly byRequest = new IdTable<Channel>();
   /** Live event streams by id (the standalone one included), for resumption. */
   private readonly streams = new Map<string, Channel>();
   private readonly retryMs: number;

@@ -156,16 +156,16 @@ export function buildFigures(raw: SideResult, ours: SideResult, imports: ImportT
     value("import.nodeStartMs", "node -e 0 start-up (wall clock)", imports.nodeMs),
     value("import.tsxStartMs", "node --import tsx -e 0 start-up (wall clock)", imports.tsxMs),
     value("import.addedNodeMs", "import adds, plain node (.js), in-process", imports.addedNodeMs, 15),
-    value("import.addedNodeWallMs", "import adds, plain node (.js), wall clock over node -e 0", imports.addedNodeWallMs),
-    value("import.emptyEntryWallMs", "  of which an empty .mjs entry (Node's ESM set-up)", imports.emptyEntryWallMs),
+    value("import.addedNodeWallMs", "import adds, plain node, wall over node -e 0", imports.addedNodeWallMs),
+    value("import.emptyEntryWallMs", "  of which: empty .mjs entry (Node's ESM)", imports.emptyEntryWallMs),
     // No target under tsx: there the loader transpiles each file as it loads (users import the built JS).
     value("import.addedTsxMs", "import adds, .ts under tsx, in-process", imports.addedTsxMs),
-    value("import.addedTsxWallMs", "import adds, .ts under tsx, wall clock over tsx -e 0", imports.addedTsxWallMs),
+    value("import.addedTsxWallMs", "import adds, tsx, wall over tsx -e 0", imports.addedTsxWallMs),
   );
   if (full) {
     figs.push(
-      value("import.fullIndexNodeMs", "whole library (src/index), plain node, in-process", full.addedNodeMs),
-      value("import.fullIndexTsxMs", "whole library (src/index), under tsx, in-process", full.addedTsxMs),
+      value("import.fullIndexNodeMs", "whole library (index), plain node, in-proc.", full.addedNodeMs),
+      value("import.fullIndexTsxMs", "whole library (index), tsx, in-process", full.addedTsxMs),
     );
   }
   return figs;

@@ -22,6 +22,7 @@ export type HttpMethod = "GET" | "POST" | "DELETE";
 
 export interface HttpCallOptions {
   method: HttpMethod;
+  /** Not changed afterwards: what node:http needs of it is worked out once per URL object. */
   url: URL;
   headers: http.OutgoingHttpHeaders;
   body?: string;
@@ -145,11 +146,12 @@ export class HttpCall {
     }
     let req: http.ClientRequest;
     try {
-      req = (url.protocol === "https:" ? https : http).request({
-        protocol: url.protocol,
-        hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
+      const t = targetOf(url);
+      req = (t.protocol === "https:" ? https : http).request({
+        protocol: t.protocol,
+        hostname: t.hostname,
+        port: t.port,
+        path: t.path,
         method: o.method,
         headers: o.headers,
         agent: o.agent,
@@ -223,6 +225,34 @@ export class HttpCall {
     }
     return target;
   }
+}
+
+interface Target {
+  protocol: string;
+  hostname: string;
+  port: string | undefined;
+  path: string;
+}
+
+/**
+ * What node:http needs of a URL, worked out once per URL object: a transport sends every POST
+ * to the same URL, and each getter of a WHATWG URL builds a new string.
+ */
+const targets = new WeakMap<URL, Target>();
+
+function targetOf(url: URL): Target {
+  let t = targets.get(url);
+  if (t === undefined) {
+    const host = url.hostname;
+    t = {
+      protocol: url.protocol,
+      hostname: host.startsWith("[") ? host.slice(1, -1) : host,
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+    };
+    targets.set(url, t);
+  }
+  return t;
 }
 
 function networkError(method: string, url: URL, err: Error): BridgeError {

@@ -36,8 +36,8 @@ export function httpPlan(quick: boolean, base: Plan): Plan {
     // Our client and server have far more code than the raw pair for V8 to optimise: a
     // 2000-call warm-up left ours half-tiered (0.6-0.8x raw); 10 000 calls get both steady.
     seqWarmup: { iterations: 10_000, ms: 2000 },
-    seqRounds: 9,
-    seqRound: { iterations: 2000, ms: 150 },
+    seqRounds: 15,
+    seqRound: { iterations: 4000, ms: 300 },
     flightWarmup: { iterations: 5000, ms: 1000 },
     flightRounds: 4,
     flightRound: { iterations: 20_000, ms: 150 },

@@ -30,7 +30,7 @@ export const NO_TIME_LIMIT = 600_000;
 
 export const FULL_PLAN: Plan = {
   spawnWarmupRounds: 1,
-  spawnRounds: 12,
+  spawnRounds: 16,
   // Warm-ups long enough for V8 to optimise both sides (our code is larger than the raw
   // baseline, so a short warm-up measures the JIT rather than the library).
   seqWarmup: { iterations: 10000, ms: NO_TIME_LIMIT },

@@ -42,6 +42,8 @@ export class Exchange implements StreamState {
   resolve!: () => void;
   reject!: (e: Error) => void;
   captured: Record<string, unknown> | undefined = undefined;
+  private readonly firstId: JsonRpcId | undefined;
+  private readonly count: number;
 
   /**
    * @param method the request's method; undefined for a batch
@@ -62,9 +64,6 @@ export class Exchange implements StreamState {
       this.reject = rej;
     });
   }
-
-  private readonly firstId: JsonRpcId | undefined;
-  private readonly count: number;
 
   /** How errors and logs name the exchange; built on demand (most exchanges never need it). */
   get label(): string {

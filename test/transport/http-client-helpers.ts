@@ -7,6 +7,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { after } from "node:test";
 import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import type { JsonRpcId, JsonRpcSuccess } from "../../src/jsonrpc/message.ts";
+import { StreamableHttpClientTransport, type HttpClientOptions } from "../../src/transport/http-client.ts";
 import type { Transport } from "../../src/transport/transport.ts";
 
 export interface SeenRequest {
@@ -195,3 +196,31 @@ export function notification(method: string, params?: Record<string, unknown>) {
 }
 
 export const INIT_PARAMS = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } };
+
+/**
+ * {@link closedAfterAll} for Streamable HTTP client transports, plus `client()`: a transport to
+ * `url` that is closed after all tests, with the GET stream off unless `options` turn it on.
+ * Call once, at the top level of a test file.
+ */
+export function httpClientsClosedAfterAll(): {
+  serve(handler: Handler): Promise<RawServer>;
+  client(url: string, options?: Partial<HttpClientOptions>): StreamableHttpClientTransport;
+} {
+  const { serve, keep } = closedAfterAll<StreamableHttpClientTransport>();
+  function client(url: string, options: Partial<HttpClientOptions> = {}): StreamableHttpClientTransport {
+    return keep(new StreamableHttpClientTransport({ url, openGetStream: false, ...options }));
+  }
+  return { serve, client };
+}
+
+/** A well-behaved server: session "s-1", JSON replies, 202 for the rest, 405 for GET. */
+export function plainServer(answer: (msg: { id: unknown; method: string }) => unknown = (m) => result(m.id, { echo: m.method })): Handler {
+  return (req, res) => {
+    if (req.method === "DELETE") return void res.writeHead(200).end();
+    if (req.method === "GET") return void res.writeHead(405).end();
+    const msg = req.json as { id?: unknown; method?: string };
+    if (msg.method === "initialize") return sendJson(res, initializeResult(msg.id), { "mcp-session-id": "s-1" });
+    if (msg.id === undefined || msg.method === undefined) return accepted(res);
+    sendJson(res, answer(msg as { id: unknown; method: string }));
+  };
+}

@@ -1,59 +1,14 @@
+/** LineDecoder on well-formed input (framing, UTF-8 split anywhere, CRLF, end/reset, large inputs), encodeLine, and the BOM. */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
-import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import {
   DEFAULT_MAX_LINE_BYTES,
   LineDecoder,
   encodeLine,
   type DecodedLine,
 } from "../../src/jsonrpc/ndjson.ts";
-
-const utf8 = new TextEncoder();
-
-function bytes(text: string): Uint8Array {
-  return utf8.encode(text);
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const total = parts.reduce((n, p) => n + p.length, 0);
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
-}
-
-/** Feeds the chunks to a fresh decoder, then ends it; returns everything it produced. */
-function decodeChunks(chunks: Uint8Array[], maxLineBytes?: number): DecodedLine[] {
-  const d = new LineDecoder(maxLineBytes === undefined ? {} : { maxLineBytes });
-  const out: DecodedLine[] = [];
-  for (const c of chunks) out.push(...d.push(c));
-  out.push(...d.end());
-  return out;
-}
-
-/** A readable summary: the value for a good line, `error:CODE` for a bad one. */
-function summary(lines: DecodedLine[]): unknown[] {
-  return lines.map((l) => (l.ok ? l.value : `error:${l.error.code}`));
-}
-
-function singleBytes(buf: Uint8Array): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < buf.length; i++) out.push(buf.subarray(i, i + 1));
-  return out;
-}
-
-/** Asserts `buf` decodes to `expected` when cut at every single position and into single bytes. */
-function assertEverySplit(buf: Uint8Array, expected: unknown[], maxLineBytes?: number): void {
-  for (let i = 0; i <= buf.length; i++) {
-    const got = summary(decodeChunks([buf.subarray(0, i), buf.subarray(i)], maxLineBytes));
-    assert.deepEqual(got, expected, `split at byte ${i}`);
-  }
-  assert.deepEqual(summary(decodeChunks(singleBytes(buf), maxLineBytes)), expected, "single bytes");
-}
+import { assertEverySplit, bytes, concat, decodeChunks, summary } from "./ndjson-helpers.ts";
 
 describe("LineDecoder", () => {
   it("decodes the doc comment example and keeps the partial line", () => {
@@ -118,139 +73,6 @@ describe("LineDecoder", () => {
   it("skips blank and whitespace-only lines", () => {
     const buf = bytes('\n\n   \n\t \n\r\n \r\n{"a":1}\n\n{"b":2}\n  \t');
     assertEverySplit(buf, [{ a: 1 }, { b: 2 }]);
-  });
-
-  describe("line length limit", () => {
-    it("yields one LINE_TOO_LONG error for an over-long line and decodes the next line", () => {
-      const d = new LineDecoder({ maxLineBytes: 16 });
-      const out = d.push(bytes(`{"a":"${"x".repeat(40)}"}\n{"ok":true}\n`));
-      assert.equal(out.length, 2);
-      const first = out[0]!;
-      assert.equal(first.ok, false);
-      if (first.ok) return;
-      assert.ok(first.error instanceof BridgeError);
-      assert.equal(first.error.code, "LINE_TOO_LONG");
-      assert.deepEqual(first.error.details, { maxLineBytes: 16 });
-      assert.deepEqual(out[1], { ok: true, value: { ok: true } });
-    });
-
-    it("never decodes the tail of an over-long line, even when it looks like a message", () => {
-      const tail = '{"jsonrpc":"2.0","id":1,"method":"x"}';
-      const long = `{"a":"${"x".repeat(30)}","b":${tail}}`;
-      const buf = bytes(`${long}\n${tail}\n`);
-      // Limit big enough for the tail alone, too small for the whole line.
-      const limit = tail.length + 2;
-      assert.ok(long.length > limit);
-      const expected = ["error:LINE_TOO_LONG", { jsonrpc: "2.0", id: 1, method: "x" }];
-      assertEverySplit(buf, expected, limit);
-    });
-
-    it("discards a long line whose tail after the limit is itself a complete JSON line", () => {
-      const tail = '{"jsonrpc":"2.0","id":7,"method":"evil"}';
-      const limit = tail.length + 5;
-      // Exactly `limit` bytes of junk, then a complete message, on the same line.
-      const buf = bytes(`${"y".repeat(limit)}${tail}\n{"good":1}\n`);
-      assertEverySplit(buf, ["error:LINE_TOO_LONG", { good: 1 }], limit);
-    });
-
-    it("reports an over-long line only once however many chunks it spans", () => {
-      const d = new LineDecoder({ maxLineBytes: 8 });
-      const errors: DecodedLine[] = [];
-      for (let i = 0; i < 50; i++) errors.push(...d.push(bytes("zzzzzz")));
-      assert.deepEqual(summary(errors), ["error:LINE_TOO_LONG"]);
-      assert.equal(d.bufferedBytes, 0, "discarded bytes are not buffered");
-      assert.deepEqual(summary(d.push(bytes('zz"\n[1]\n'))), [[1]]);
-    });
-
-    it("accepts a line of exactly the limit and rejects one byte more", () => {
-      const line = '{"k":"vvvvvvvv"}';
-      const limit = bytes(line).length;
-      assertEverySplit(bytes(`${line}\n`), [{ k: "vvvvvvvv" }], limit);
-      assertEverySplit(bytes(`${line}\n`), ["error:LINE_TOO_LONG"], limit - 1);
-    });
-
-    it("counts bytes, not characters, against the limit", () => {
-      const line = '["€€"]'; // 4 ASCII bytes + 2 × 3 bytes = 10 bytes, 6 characters
-      assert.equal(bytes(line).length, 10);
-      assertEverySplit(bytes(`${line}\n`), [["€€"]], 10);
-      assertEverySplit(bytes(`${line}\n`), ["error:LINE_TOO_LONG"], 9);
-    });
-
-    it("accepts a line at the limit followed by CRLF (the CR is not part of the line)", () => {
-      const line = '{"k":"vvvvvvvv"}';
-      const limit = bytes(line).length;
-      assertEverySplit(bytes(`${line}\r\n{"n":2}\r\n`), [{ k: "vvvvvvvv" }, { n: 2 }], limit);
-    });
-
-    it("rejects a line at the limit plus a CR that is not the line's last byte", () => {
-      const line = '{"k":"vvvvvvvv"}';
-      const limit = bytes(line).length;
-      // The CR is content here (a space follows it), so the line is limit + 2 bytes.
-      assertEverySplit(bytes(`${line}\r \n{"n":2}\n`), ["error:LINE_TOO_LONG", { n: 2 }], limit);
-    });
-
-    it("accepts a line at the limit plus a final CR at end of input", () => {
-      const line = '{"k":"vvvvvvvv"}';
-      const limit = bytes(line).length;
-      assertEverySplit(bytes(`${line}\r`), [{ k: "vvvvvvvv" }], limit);
-    });
-
-    it("drops an over-long final line at end() without decoding it", () => {
-      const d = new LineDecoder({ maxLineBytes: 4 });
-      assert.deepEqual(summary(d.push(bytes('{"a":1}'))), ["error:LINE_TOO_LONG"]);
-      assert.deepEqual(d.end(), []);
-      // end() left the discarding state: the next line decodes.
-      assert.deepEqual(summary(d.push(bytes("[2]\n"))), [[2]]);
-    });
-  });
-
-  it("reports invalid JSON for that line only and continues", () => {
-    const buf = bytes('{"a":1}\n{not json}\n{"b":\n[1,2\n{"c":3}\n');
-    assertEverySplit(buf, [{ a: 1 }, "error:PARSE_ERROR", "error:PARSE_ERROR", "error:PARSE_ERROR", { c: 3 }]);
-  });
-
-  it("gives PARSE_ERROR as a BridgeError that shows the offending line", () => {
-    const [line] = decodeChunks([bytes("hello world\n")]);
-    assert.ok(line && !line.ok);
-    assert.ok(line.error instanceof BridgeError);
-    assert.equal(line.error.code, "PARSE_ERROR");
-    assert.match(line.error.message, /hello world/);
-  });
-
-  it("leaves the CR of a CRLF line out of the line shown in a PARSE_ERROR", () => {
-    const [line] = decodeChunks([bytes("not json\r\n")]);
-    assert.ok(line && !line.ok);
-    assert.match(line.error.message, /"not json"$/);
-  });
-
-  it("reports invalid UTF-8 for that line only and continues", () => {
-    const buf = concat(
-      bytes('{"a":"é"}\n'),
-      new Uint8Array([0x22, 0xff, 0x22, 0x0a]), // "\xff"
-      bytes('{"b":"€"}\n'),
-      new Uint8Array([0x22, 0xc3, 0x28, 0x22, 0x0a]), // "\xc3(" : lead byte without continuation
-      new Uint8Array([0x22, 0xf0, 0x9f, 0x98, 0x22, 0x0a]), // truncated 4-byte sequence
-      new Uint8Array([0x22, 0xed, 0xa0, 0x80, 0x22, 0x0a]), // encoded UTF-16 surrogate
-      new Uint8Array([0x22, 0xc0, 0xaf, 0x22, 0x0a]), // overlong encoding of "/"
-      bytes('{"c":"😀"}\n'),
-    );
-    assertEverySplit(buf, [
-      { a: "é" },
-      "error:INVALID_UTF8",
-      { b: "€" },
-      "error:INVALID_UTF8",
-      "error:INVALID_UTF8",
-      "error:INVALID_UTF8",
-      "error:INVALID_UTF8",
-      { c: "😀" },
-    ]);
-  });
-
-  it("gives INVALID_UTF8 as a BridgeError", () => {
-    const [line] = decodeChunks([new Uint8Array([0xff, 0x0a])]);
-    assert.ok(line && !line.ok);
-    assert.ok(line.error instanceof BridgeError);
-    assert.equal(line.error.code, "INVALID_UTF8");
   });
 
   describe("end()", () => {

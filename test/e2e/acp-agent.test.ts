@@ -62,7 +62,8 @@ test("session/new with stdio, http and sse servers plus a broken one: the broken
     assert.equal(sseServer.sessionCount, 1);
 
     await eventually(() => /MCP server "broken" is unavailable/.test(messagesText(agent.updatesOf(sessionId))), 10_000, "the broken server's report");
-    assert.ok(agent.updatesOf(sessionId).some((u) => u.sessionUpdate === "available_commands_update"));
+    // Queued updates (like the report above) and the command list leave in separate writes.
+    await eventually(() => agent.updatesOf(sessionId).some((u) => u.sessionUpdate === "available_commands_update"), 10_000, "the command list");
 
     assert.equal(await prompt(agent, sessionId, "/tools"), "end_turn");
     const listing = messagesText(agent.updatesOf(sessionId));

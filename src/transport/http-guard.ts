@@ -64,6 +64,13 @@ export function failRequest(res: ServerResponse, err: unknown): void {
   else res.destroy();
 }
 
+/** The path of a request target: what comes before the first `?` (the target itself when none). */
+export function targetPath(target: string | undefined): string {
+  const url = target ?? "/";
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
+}
+
 /** A request target split at its first `?` into path and query (without the `?`). */
 export function splitTarget(target: string | undefined): { path: string; query: string } {
   const url = target ?? "/";

@@ -29,7 +29,7 @@ import {
   isJsonContentType,
   type HttpGuardOptions,
   sendRpcError,
-  splitTarget,
+  targetPath,
 } from "./http-guard.ts";
 import { closeHttpServer, createHttpServer, listenAt, startSession, type OnSession } from "./http-serve.ts";
 import { StreamableHttpSessionTransport } from "./http-session.ts";
@@ -120,7 +120,7 @@ export class StreamableHttpServer {
    */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      if (req.url !== this.path && splitTarget(req.url).path !== this.path) {
+      if (targetPath(req.url) !== this.path) {
         sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found");
         return;
       }

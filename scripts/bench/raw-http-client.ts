@@ -1,6 +1,11 @@
 /**
  * The HTTP section's baseline client: one http.request POST per call on a keep-alive Agent,
  * JSON.stringify out, JSON.parse back, the reply's id checked. Imports no part of mcp-bridge.
+ *
+ * It sends the headers the protocol requires of every Streamable HTTP client, as ours does:
+ * `Mcp-Session-Id` (from the initialize reply) and `MCP-Protocol-Version` after initialize.
+ * Without them the baseline would exchange less than MCP does: node:http parses a header name
+ * it does not know (these two) several times slower than a standard one, on both sides.
  */
 import * as http from "node:http";
 import { probeAgent, startHttpServer, type HttpServerChild } from "./http-child.ts";
@@ -16,11 +21,21 @@ class RawHttpClient {
   /** The same agent the library builds for itself: keep-alive, no socket cap. */
   readonly agent = new http.Agent({ keepAlive: true });
   private nextId = 1;
+  private headers: http.OutgoingHttpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
   constructor(private readonly url: URL) {}
 
-  /** POSTs one message; resolves with the parsed reply, or undefined for a 202. */
-  post(message: object): Promise<Reply | undefined> {
+  /** From now on every POST carries the session id and the negotiated version. */
+  enterSession(sessionId: string | undefined, version: string): void {
+    this.headers = { ...this.headers, "mcp-protocol-version": version };
+    if (sessionId !== undefined) this.headers["mcp-session-id"] = sessionId;
+  }
+
+  /**
+   * POSTs one message; resolves with the parsed reply (undefined for a 202) and, when
+   * `readSession` is set (initialize), the reply's `Mcp-Session-Id`.
+   */
+  post(message: object, readSession = false): Promise<{ reply: Reply | undefined; sessionId: string | undefined }> {
     const body = JSON.stringify(message);
     return new Promise((resolve, reject) => {
       const req = http.request(
@@ -30,17 +45,19 @@ class RawHttpClient {
           path: this.url.pathname,
           method: "POST",
           agent: this.agent,
-          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          headers: this.headers,
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
           res.on("error", reject);
           res.on("end", () => {
-            if (res.statusCode === 202) return resolve(undefined);
+            const sid = readSession ? res.headers["mcp-session-id"] : undefined;
+            const sessionId = typeof sid === "string" ? sid : undefined;
+            if (res.statusCode === 202) return resolve({ reply: undefined, sessionId });
             if (res.statusCode !== 200) return reject(new Error(`raw HTTP server answered ${res.statusCode}`));
             try {
-              resolve(JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8")) as Reply);
+              resolve({ reply: JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8")) as Reply, sessionId });
             } catch (err) {
               reject(err as Error);
             }
@@ -53,11 +70,15 @@ class RawHttpClient {
   }
 
   async request(method: string, params: object): Promise<unknown> {
+    return (await this.exchange(method, params)).result;
+  }
+
+  async exchange(method: string, params: object): Promise<{ result: unknown; sessionId: string | undefined }> {
     const id = this.nextId++;
-    const reply = await this.post({ jsonrpc: "2.0", id, method, params });
+    const { reply, sessionId } = await this.post({ jsonrpc: "2.0", id, method, params }, method === "initialize");
     if (reply?.id !== id) throw new Error(`raw HTTP reply to ${method} has the wrong id`);
     if (reply.error) throw new Error(reply.error.message ?? "error response");
-    return reply.result;
+    return { result: reply.result, sessionId };
   }
 }
 
@@ -70,7 +91,8 @@ export async function connectRawHttp(server: ServerCommand): Promise<BenchClient
     await child.close();
   };
   try {
-    await client.request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } });
+    const init = await client.exchange("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } });
+    client.enterSession(init.sessionId, (init.result as { protocolVersion: string }).protocolVersion);
     await client.post({ jsonrpc: "2.0", method: "notifications/initialized" });
   } catch (err) {
     await close();

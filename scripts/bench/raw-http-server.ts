@@ -1,11 +1,14 @@
 /**
  * The HTTP section's baseline server: node:http with nothing but JSON.parse and JSON.stringify,
  * no part of mcp-bridge. Each POST carries one JSON-RPC message: a request is answered with its
- * JSON response (200, application/json), a notification with 202. No sessions, no header
- * checks, no SSE: what any node:http JSON endpoint pays anyway.
+ * JSON response (200, application/json), a notification with 202. The reply to `initialize`
+ * carries an `Mcp-Session-Id`, as the protocol has every stateful server send, so that both
+ * pairs exchange the same headers (see raw-http-client.ts). No session state, no header checks,
+ * no SSE: what any node:http JSON endpoint pays anyway.
  *
  *   node raw-http-server.js      prints {"url": "http://127.0.0.1:PORT/mcp"}, exits on stdin EOF
  */
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -51,7 +54,8 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
       result === undefined
         ? { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }
         : { jsonrpc: "2.0", id: message.id, result };
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
+    const headers = message.method === "initialize" ? { "content-type": "application/json", "mcp-session-id": randomUUID() } : { "content-type": "application/json" };
+    res.writeHead(200, headers).end(JSON.stringify(reply));
   });
 }
 

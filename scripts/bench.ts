@@ -5,6 +5,8 @@
  *   npm run bench                      text table
  *   npm run -s bench -- --json         the same as one JSON object on stdout (-s: no npm banner)
  *   npm run bench -- --quick           every section, once (for tests)
+ *   npm run bench -- --calibrate       the raw baseline on both sides: each ratio then shows how
+ *                                      far this machine moves a figure on its own (ideal 1.00x)
  *   npm run bench -- --profile [DIR] [--profile-section calls|list|payloads|spawn|http|manager]
  *                                      CPU profiles of both sides of one section, summarised
  *
@@ -20,7 +22,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixtureCommand, repoRoot } from "../src/cli/fixtures.ts";
 import { measureImportTime, type ImportTimeResult } from "./bench/import-time.ts";
-import { FULL_PLAN, NO_TIME_LIMIT, QUICK_PLAN, callSection, listSection, payloadSection, spawnSection, type Plan, type Sides } from "./bench/measure.ts";
+import { FULL_PLAN, NO_TIME_LIMIT, QUICK_PLAN, callSection, listSection, payloadSection, spawnSection, type ForkRunners, type Plan, type Sides } from "./bench/measure.ts";
 import { pinningAvailable } from "./bench/cpu.ts";
 import { buildHttpFigures, httpPlan, httpProfilePlan, httpSection, type HttpSideResult } from "./bench/http.ts";
 import { buildManagerFigures, FLEET, managerPlan, managerProfilePlan, managerSection, type ManagerPlan, type ManagerResult } from "./bench/manager.ts";
@@ -40,6 +42,8 @@ type ProfileSection = (typeof PROFILE_SECTIONS)[number];
 interface Options {
   json: boolean;
   quick: boolean;
+  /** Both sides run the raw baseline (sections 1-8): the ratios are this machine's noise. */
+  calibrate: boolean;
   /** Directory for CPU profiles; set by `--profile`. */
   profileDir: string | undefined;
   profileSection: ProfileSection;
@@ -47,7 +51,7 @@ interface Options {
 
 /** The whole result, as printed by `--json`. */
 export interface BenchReport {
-  meta: { node: string; platform: string; cpus: number; cpuModel: string; quick: boolean; durationMs: number; notes: string[] };
+  meta: { node: string; platform: string; cpus: number; cpuModel: string; quick: boolean; calibrate: boolean; durationMs: number; notes: string[] };
   figures: Figure[];
   raw: SideResult;
   ours: SideResult;
@@ -68,6 +72,7 @@ const NOTES = [
   "ours = McpClient + StdioClientTransport against McpServer (fixtures/servers/echo.ts; section 5: scripts/bench/ours-server.ts).",
   "ratio = ours/raw. Throughput (calls/s, MiB/s): higher is better. Time, latency, CPU, memory (ms, us, MB, x): lower is better.",
   "Spawn and throughput ratios are the median of per-round ratios (each round runs both sides back to back), so they can differ a little from the quotient of the two medians shown.",
+  "Sections 2-3 and 8 run in forks: each fork a fresh pair of runners and servers with its own warm-up, rounds paired within a fork and pooled (see Plan.forks in scripts/bench/measure.ts).",
   "Section 1 starts both servers under the same loader (node --import tsx, so its cost cancels) and under plain node (.js).",
   "Sections 2-6 run both servers under plain node (ours transpiled); each client runs in its own plain-node process, so RSS is per client.",
   "Section 8: each runner starts its HTTP server (ours: McpServer on StreamableHttpServer; raw: node:http) as a plain-node child on 127.0.0.1.",
@@ -79,11 +84,12 @@ const NOTES = [
 ];
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { json: false, quick: false, profileDir: undefined, profileSection: "calls" };
+  const o: Options = { json: false, quick: false, calibrate: false, profileDir: undefined, profileSection: "calls" };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--json") o.json = true;
     else if (a === "--quick") o.quick = true;
+    else if (a === "--calibrate") o.calibrate = true;
     else if (a === "--profile") {
       const next = argv[i + 1];
       o.profileDir = next !== undefined && !next.startsWith("--") ? argv[++i]! : join(tmpdir(), "mcp-bridge-bench-profiles");
@@ -91,7 +97,7 @@ function parseArgs(argv: readonly string[]): Options {
       const s = argv[++i] as ProfileSection;
       if (!PROFILE_SECTIONS.includes(s)) throw new Error(`--profile-section must be one of ${PROFILE_SECTIONS.join(", ")}`);
       o.profileSection = s;
-    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --profile [DIR], --profile-section S)`);
+    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --calibrate, --profile [DIR], --profile-section S)`);
   }
   return o;
 }
@@ -207,6 +213,7 @@ function forProfile(plan: Plan): Plan {
   const all = (b: Plan["seqRound"]) => ({ iterations: b.iterations, ms: NO_TIME_LIMIT });
   return {
     ...plan,
+    forks: 1,
     seqWarmup: all(plan.seqWarmup),
     seqRound: all(plan.seqRound),
     flightWarmup: all(plan.flightWarmup),
@@ -274,14 +281,24 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   // Pinned (where taskset exists): each runner on CPU 0, its servers on CPU 1. Unpinned, where
   // the scheduler puts a client and its server swings a ping-pong ratio by 2x and more.
   const pin = PIN ? { pin: PIN } : {};
-  const raw = startRunner(work, { ...runnerConfig("raw", root, work, tsx), ...pin });
-  const ours = startRunner(work, { ...runnerConfig("ours", root, work, tsx), ...pin });
+  // --calibrate: the "ours" side runs the raw baseline too (its figures keep the label "ours").
+  const sideMode = (mode: Mode): Mode => (opts.calibrate ? "raw" : mode);
+  const pinned = (mode: Mode): RunnerConfig => ({ ...runnerConfig(sideMode(mode), root, work, tsx), ...pin });
+  const raw = startRunner(work, pinned("raw"));
+  const ours = startRunner(work, pinned("ours"));
   const sides = [raw, ours];
+  // Further forks of the call sections: a fresh pinned pair each, raw first as in `sides`.
+  const forks: ForkRunners = {
+    start: () => [startRunner(work, pinned("raw")), startRunner(work, pinned("ours"))],
+    stop: async (fork) => {
+      for (const r of fork) track(await r.quit(), r.config.mode === "ours");
+    },
+  };
   const startMb = await Promise.all(sides.map((s) => s.ask({ cmd: "rss" })));
   progress("1. spawn + initialize + tools/list");
   const spawn = await spawnSection(sides, plan, SPAWN_VARIANTS);
   progress("2, 3. tools/call, sequential and 64 in flight");
-  const calls = await callSection(sides, plan);
+  const calls = await callSection(sides, plan, "stdio", undefined, forks);
   const afterCallsMb = [await raw.ask({ cmd: "rss" }), await ours.ask({ cmd: "rss" })];
   progress("5. tools/list of 1000 tools");
   const list = await listSection(sides, plan);
@@ -311,8 +328,8 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   };
   const config = (mode: Mode): RunnerConfig => runnerConfig(mode, root, work, tsx);
   progress("8. tools/call over Streamable HTTP, sequential and 64 in flight");
-  const http = await fresh([{ ...config("raw"), ...pin }, { ...config("ours"), ...pin }], async (s) => {
-    const bySide = await httpSection(s, httpPlan(opts.quick, plan));
+  const http = await fresh([pinned("raw"), pinned("ours")], async (s) => {
+    const bySide = await httpSection(s, httpPlan(opts.quick, plan), forks);
     return { raw: bySide.get(s[0]!)!, ours: bySide.get(s[1]!)! };
   });
   progress(`9. McpManager: connect 1 and ${FLEET} servers; bridged vs plain calls`);
@@ -326,6 +343,7 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model ?? "unknown",
       quick: opts.quick,
+      calibrate: opts.calibrate,
       durationMs: performance.now() - t0,
       notes: NOTES,
     },
@@ -347,6 +365,7 @@ function formatReport(r: BenchReport): string {
   const { leftover, started } = r.children;
   return [
     `mcp-bridge benchmark: Node ${m.node}, ${m.platform}, ${m.cpus} CPUs (${m.cpuModel})${m.quick ? ", QUICK mode" : ""}, ${(m.durationMs / 1000).toFixed(1)} s`,
+    ...(m.calibrate ? ["  CALIBRATION: both sides of sections 1-8 ran the raw baseline; each ratio is this machine's noise (ideal 1.00x). Import time and section 9 are unchanged."] : []),
     ...m.notes.map((n) => `  ${n}`),
     formatFigures(r.figures),
     "",

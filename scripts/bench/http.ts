@@ -6,7 +6,7 @@
  * under plain node. Also reported: whether the client's keep-alive agent stays flat (sockets
  * and listeners) from after the 64-in-flight warm-up to the end of the section.
  */
-import { callSection, NO_TIME_LIMIT, type Plan, type Sides } from "./measure.ts";
+import { callSection, NO_TIME_LIMIT, type ForkRunners, type Plan, type Sides } from "./measure.ts";
 import { compare, type Figure, type ValueFigure } from "./report.ts";
 import type { RunnerProcess } from "./runner-process.ts";
 import type { AgentProbe, CallSummary, Mode } from "./types.ts";
@@ -36,27 +36,32 @@ export function httpPlan(quick: boolean, base: Plan): Plan {
     // Our client and server have far more code than the raw pair for V8 to optimise: a
     // 2000-call warm-up left ours half-tiered (0.6-0.8x raw); 10 000 calls get both steady.
     seqWarmup: { iterations: 10_000, ms: 2000 },
-    seqRounds: 15,
+    seqRounds: 6,
     seqRound: { iterations: 4000, ms: 300 },
     flightWarmup: { iterations: 5000, ms: 1000 },
-    flightRounds: 4,
+    flightRounds: 2,
     flightRound: { iterations: 20_000, ms: 150 },
   };
 }
 
 /** The same work without time limits, for profiles (both sides do exactly the same calls). */
 export function httpProfilePlan(quick: boolean, base: Plan): Plan {
-  const p = httpPlan(quick, base);
+  const p = { ...httpPlan(quick, base), forks: 1 };
   const all = (b: Plan["seqRound"]) => ({ iterations: b.iterations, ms: NO_TIME_LIMIT });
   return { ...p, seqWarmup: all(p.seqWarmup), seqRound: all(p.seqRound), flightWarmup: all(p.flightWarmup), flightRound: all(p.flightRound) };
 }
 
-/** Runs section 8 on every side (each runner starts its own HTTP server on first use). */
-export async function httpSection(sides: Sides, plan: Plan): Promise<Map<RunnerProcess, HttpSideResult>> {
+/**
+ * Runs section 8 on every side (each runner starts its own HTTP server on first use), in
+ * `plan.forks` forks. The agent is probed in the first fork: after its warm-up, and at the end
+ * of the section, when that fork's runners have been idle while the others ran.
+ */
+export async function httpSection(sides: Sides, plan: Plan, forks?: ForkRunners): Promise<Map<RunnerProcess, HttpSideResult>> {
   const afterWarmup = new Map<RunnerProcess, Probe>();
-  const calls = await callSection(sides, plan, "http", async (side) => {
+  const probe = async (side: RunnerProcess): Promise<void> => {
     afterWarmup.set(side, await side.ask({ cmd: "httpProbe" }));
-  });
+  };
+  const calls = await callSection(sides, plan, "http", probe, forks);
   const out = new Map<RunnerProcess, HttpSideResult>();
   for (const side of sides) {
     const atEnd = await side.ask({ cmd: "httpProbe" });

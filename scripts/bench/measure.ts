@@ -9,6 +9,14 @@ import { callStats, median, type Budget } from "./stats.ts";
 import type { CallRound, CallSummary, PayloadResult, SideResult, Via } from "./types.ts";
 
 export interface Plan {
+  /**
+   * Runner processes per side for the call sections (2, 3 and 8): each fork is a fresh pair
+   * of runners and servers doing the warm-ups and `seqRounds`/`flightRounds` again, and the
+   * rounds of all forks are pooled. Where a process lands on this kind of machine moves a
+   * throughput ratio by several percent for its whole life (identical raw-vs-raw runners
+   * measured 0.93-1.10x), so one pair of processes is one sample, not a measurement.
+   */
+  forks: number;
   spawnWarmupRounds: number;
   spawnRounds: number;
   seqWarmup: Budget;
@@ -29,17 +37,18 @@ export interface Plan {
 export const NO_TIME_LIMIT = 600_000;
 
 export const FULL_PLAN: Plan = {
+  forks: 3,
   spawnWarmupRounds: 1,
   spawnRounds: 16,
   // Warm-ups long enough for V8 to optimise both sides (our code is larger than the raw
   // baseline, so a short warm-up measures the JIT rather than the library).
   seqWarmup: { iterations: 10000, ms: NO_TIME_LIMIT },
-  seqRounds: 9,
-  seqRound: { iterations: 2000, ms: 500 },
+  seqRounds: 5,
+  seqRound: { iterations: 2000, ms: 400 },
   concurrency: 64,
   flightWarmup: { iterations: 20000, ms: NO_TIME_LIMIT },
-  flightRounds: 6,
-  flightRound: { iterations: 20_000, ms: 500 },
+  flightRounds: 3,
+  flightRound: { iterations: 20_000, ms: 400 },
   listWarmupRuns: 30,
   listRounds: 5,
   listRunsPerRound: 4,
@@ -52,6 +61,7 @@ export const FULL_PLAN: Plan = {
 
 /** Every section still runs, so every figure exists; just once or a few times. */
 export const QUICK_PLAN: Plan = {
+  forks: 1,
   spawnWarmupRounds: 0,
   spawnRounds: 1,
   seqWarmup: { iterations: 5, ms: NO_TIME_LIMIT },
@@ -72,6 +82,12 @@ export const QUICK_PLAN: Plan = {
 };
 
 export type Sides = readonly RunnerProcess[];
+
+/** Starts the runners of one more fork (same configs, same order as the first) and stops them. */
+export interface ForkRunners {
+  start(): Sides;
+  stop(sides: Sides): Promise<void>;
+}
 
 /** Runs `body` for every side in `n` rounds, alternating who goes first; results by side. */
 export async function inRounds<T>(sides: Sides, n: number, body: (side: RunnerProcess) => Promise<T>): Promise<Map<RunnerProcess, T[]>> {
@@ -98,27 +114,49 @@ export async function spawnSection(sides: Sides, plan: Plan, variants: readonly 
 }
 
 /**
- * 2, 3 (and 8, `via` "http"). small echoes: one at a time, then `concurrency` in flight.
- * `afterFlightWarmup` runs for each side once its in-flight warm-up is done.
+ * 2, 3 (and 8, `via` "http"). small echoes: one at a time, then `concurrency` in flight, in
+ * `plan.forks` forks: `sides` is the first, `forks` starts the others. Rounds are paired
+ * within a fork and pooled across forks, in the same order on every side. The results are
+ * keyed by `sides`. `afterFlightWarmup` runs for each side of the first fork once its
+ * in-flight warm-up is done.
  */
 export async function callSection(
   sides: Sides,
   plan: Plan,
   via: Via = "stdio",
   afterFlightWarmup?: (side: RunnerProcess) => Promise<void>,
+  forks?: ForkRunners,
 ): Promise<Map<RunnerProcess, Pick<SideResult, "sequential" | "inFlight">>> {
-  for (const side of sides) await side.ask({ cmd: "sequential", budget: plan.seqWarmup, via });
-  const seq = await inRounds(sides, plan.seqRounds, (side) => side.ask({ cmd: "sequential", budget: plan.seqRound, via }));
+  const seq = sides.map((): CallRound[] => []);
+  const flight = sides.map((): CallRound[] => []);
   const { concurrency } = plan;
-  for (const side of sides) {
-    await side.ask({ cmd: "inFlight", budget: plan.flightWarmup, concurrency, via });
-    await afterFlightWarmup?.(side);
+  const runFork = async (fork: Sides, first: boolean): Promise<void> => {
+    for (const side of fork) await side.ask({ cmd: "sequential", budget: plan.seqWarmup, via });
+    const s = await inRounds(fork, plan.seqRounds, (side) => side.ask({ cmd: "sequential", budget: plan.seqRound, via }));
+    for (const side of fork) {
+      await side.ask({ cmd: "inFlight", budget: plan.flightWarmup, concurrency, via });
+      if (first) await afterFlightWarmup?.(side);
+    }
+    const f = await inRounds(fork, plan.flightRounds, (side) => side.ask({ cmd: "inFlight", budget: plan.flightRound, concurrency, via }));
+    fork.forEach((side, i) => {
+      seq[i]!.push(...s.get(side)!);
+      flight[i]!.push(...f.get(side)!);
+    });
+  };
+  await runFork(sides, true);
+  for (let n = 1; n < plan.forks; n++) {
+    if (!forks) throw new Error("callSection: plan.forks > 1 needs a way to start fresh runners");
+    const fork = forks.start();
+    try {
+      await runFork(fork, false);
+    } finally {
+      await forks.stop(fork);
+    }
   }
-  const flight = await inRounds(sides, plan.flightRounds, (side) => side.ask({ cmd: "inFlight", budget: plan.flightRound, concurrency, via }));
   const out = new Map<RunnerProcess, Pick<SideResult, "sequential" | "inFlight">>();
-  for (const side of sides) {
-    out.set(side, { sequential: summarizeCalls(seq.get(side)!), inFlight: { ...summarizeCalls(flight.get(side)!), concurrency } });
-  }
+  sides.forEach((side, i) => {
+    out.set(side, { sequential: summarizeCalls(seq[i]!), inFlight: { ...summarizeCalls(flight[i]!), concurrency } });
+  });
   return out;
 }
 

@@ -59,9 +59,9 @@ export const FULL_PLAN: Plan = {
   ],
 };
 
-/** Every section still runs, so every figure exists; just once or a few times. */
+/** Every section still runs, so every figure exists; just once or a few times (two forks, so that path runs too). */
 export const QUICK_PLAN: Plan = {
-  forks: 1,
+  forks: 2,
   spawnWarmupRounds: 0,
   spawnRounds: 1,
   seqWarmup: { iterations: 5, ms: NO_TIME_LIMIT },

@@ -108,6 +108,12 @@ describe("npm run bench -- --quick --json", () => {
     assert.ok(report.http.ours.agent.atEnd.sockets >= 1 && report.http.raw.agent.atEnd.sockets >= 1, "both HTTP clients kept sockets alive");
     assert.equal(report.http.ours.agent.atEnd.maxListenersWarnings, 0);
     assert.ok(report.http.ours.sequential.calls > 0 && report.http.raw.sequential.calls > 0);
+    // The call sections ran in two forks (fresh runners each), one round per fork pooled.
+    for (const s of [report.raw, report.ours, report.http.raw, report.http.ours]) {
+      assert.equal(s.sequential.rounds, 2);
+      assert.equal(s.sequential.roundRates.length, 2);
+      assert.equal(s.inFlight.rounds, 2);
+    }
     // Section 9: ten servers connected, and both kinds of call were made.
     assert.equal(report.manager.connect.servers, 10);
     assert.ok(report.manager.plain.calls > 0 && report.manager.bridged.calls === report.manager.plain.calls);
@@ -115,9 +121,23 @@ describe("npm run bench -- --quick --json", () => {
     assert.deepEqual(report.children.leftover, []);
     const servers = [...report.raw.serverPids, ...report.ours.serverPids];
     assert.ok(servers.length >= 8, `each side started its servers (${servers.length})`);
-    // Sections 8 and 9 ran in runners of their own: more children than the two stdio runners' servers.
-    assert.ok(report.children.started > servers.length + 2 + 10, `runners and servers of sections 8-9 counted (${report.children.started})`);
+    // Forks and sections 8 and 9 ran in runners of their own: more children than the two stdio runners' servers.
+    assert.ok(report.children.started > servers.length + 2 + 10, `runners and servers of forks and sections 8-9 counted (${report.children.started})`);
     for (const pid of servers) assert.ok(isGone(pid), `server ${pid} is gone`);
+  });
+});
+
+describe("npm run bench -- --quick --calibrate --json", () => {
+  test("runs the raw baseline on both sides of sections 1-8 and says so", { timeout: 180_000 }, async () => {
+    const run = await runBench(["--quick", "--calibrate", "--json"]);
+    assert.equal(run.code, 0, `bench failed:\n${run.stderr}`);
+    const report = JSON.parse(run.stdout) as BenchReport;
+    assert.equal(report.meta.calibrate, true);
+    assert.equal(report.raw.mode, "raw");
+    assert.equal(report.ours.mode, "raw", "the second side ran the baseline");
+    assert.equal(report.http.ours.mode, "raw");
+    assert.equal(report.ours.manyTools.tools, report.raw.manyTools.tools);
+    assert.deepEqual(report.children.leftover, []);
   });
 });
 

@@ -178,6 +178,11 @@ function runnerConfig(mode: Mode, root: string, work: string, tsx: string, profi
   };
 }
 
+/** Quits runners one by one, recording the servers they report for the leftover check. */
+async function quitRunners(list: Sides): Promise<void> {
+  for (const r of list) track(await r.quit(), r.config.mode === "ours");
+}
+
 function startRunner(work: string, config: RunnerConfig, nodeFlags: readonly string[] = []): RunnerProcess {
   const runner = new RunnerProcess(work, config, nodeFlags);
   runners.push(runner);
@@ -290,9 +295,7 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   // Further forks of the call sections: a fresh pinned pair each, raw first as in `sides`.
   const forks: ForkRunners = {
     start: () => [startRunner(work, pinned("raw")), startRunner(work, pinned("ours"))],
-    stop: async (fork) => {
-      for (const r of fork) track(await r.quit(), r.config.mode === "ours");
-    },
+    stop: quitRunners,
   };
   const startMb = await Promise.all(sides.map((s) => s.ask({ cmd: "rss" })));
   progress("1. spawn + initialize + tools/list");
@@ -323,7 +326,7 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   const fresh = async <T>(configs: readonly RunnerConfig[], body: (s: Sides) => Promise<T>): Promise<T> => {
     const runnersNow = configs.map((config) => startRunner(work, config));
     const out = await body(runnersNow);
-    for (const r of runnersNow) track(await r.quit(), r.config.mode === "ours");
+    await quitRunners(runnersNow);
     return out;
   };
   const config = (mode: Mode): RunnerConfig => runnerConfig(mode, root, work, tsx);

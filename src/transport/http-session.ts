@@ -22,7 +22,8 @@ import { IdTable, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message
 import { formatSseEvent } from "../jsonrpc/sse.ts";
 import { versionAtLeast } from "../mcp/versions.ts";
 import { EventStore, formatEventId, parseEventId, type EventStoreOptions, type StoredEvent } from "./event-store.ts";
-import { HTTP_REFUSAL_CODE, isWritable as writable, sendJson, sendRpcError, SSE_KEEP_ALIVE, startEventStream, writeBounded } from "./http-guard.ts";
+import { Channel, STANDALONE } from "./http-channel.ts";
+import { HTTP_REFUSAL_CODE, isWritable as writable, sendJson, sendRpcError, startEventStream, writeBounded } from "./http-guard.ts";
 import type { Transport, TransportSendOptions } from "./transport.ts";
 
 export interface HttpSessionOptions {
@@ -44,30 +45,7 @@ export interface HttpSessionOptions {
   onEnd?: () => void;
 }
 
-const STANDALONE = "0";
 const DONE = Promise.resolve();
-
-/** A POST exchange or the standalone stream, and the connection currently carrying it. */
-class Channel {
-  res: ServerResponse | undefined;
-  /** Set once the channel is an event stream. */
-  streamId: string | undefined;
-  /** Last sequence number used on this stream. */
-  seq = 0;
-  /** Last sequence number written to some connection (what a fresh GET no longer owes). */
-  delivered = 0;
-  keepAlive: ReturnType<typeof setInterval> | undefined;
-
-  constructor(
-    res: ServerResponse | undefined,
-    /** Requests of this POST not answered yet. */
-    public outstanding: number,
-    /** Extra headers of the response (the session id on `initialize`). */
-    readonly headers: OutgoingHttpHeaders | undefined,
-  ) {
-    this.res = res;
-  }
-}
 
 /**
  * The transport of one session (or, in stateless mode, of one POST). Created by
@@ -197,7 +175,7 @@ export class StreamableHttpSessionTransport implements Transport {
     } else if (ch.seq === 0 && !this.priming) {
       return false;
     }
-    this.endConnection(ch);
+    ch.endConnection();
     return true;
   }
 
@@ -266,7 +244,7 @@ export class StreamableHttpSessionTransport implements Transport {
       if (ch.streamId === undefined) {
         if (writable(ch.res)) sendRpcError(ch.res, 404, HTTP_REFUSAL_CODE, "Not Found: session terminated");
       } else {
-        this.endConnection(ch);
+        ch.endConnection();
       }
     }
     this.byRequest.clear();
@@ -362,7 +340,7 @@ export class StreamableHttpSessionTransport implements Transport {
     if (this.store) this.streams.set(ch.streamId, ch);
     startEventStream(res, ch.headers);
     if (this.priming) this.write(res, formatSseEvent({ id: formatEventId(ch.streamId, 0), retry: this.retryMs, data: "" }));
-    this.startKeepAlive(ch);
+    ch.startKeepAlive(this.keepAliveMs, this.maxBuffered);
   }
 
   /**
@@ -380,18 +358,10 @@ export class StreamableHttpSessionTransport implements Transport {
     }
     if (replay.length > 0) ch.delivered = Math.max(ch.delivered, replay[replay.length - 1].seq);
     // A resume replaces a connection the client has given up on.
-    if (ch.res !== undefined) this.endConnection(ch);
+    if (ch.res !== undefined) ch.endConnection();
     ch.res = res;
     this.track(ch, res);
-    this.startKeepAlive(ch);
-  }
-
-  private startKeepAlive(ch: Channel): void {
-    if (ch.keepAlive !== undefined) return;
-    ch.keepAlive = setInterval(() => {
-      if (ch.res) this.write(ch.res, SSE_KEEP_ALIVE);
-    }, this.keepAliveMs);
-    ch.keepAlive.unref();
+    ch.startKeepAlive(this.keepAliveMs, this.maxBuffered);
   }
 
   private write(res: ServerResponse, text: string): void {
@@ -403,27 +373,15 @@ export class StreamableHttpSessionTransport implements Transport {
     this.openResponses++;
     res.once("close", () => {
       this.openResponses--;
-      if (ch.res === res) this.detach(ch);
+      if (ch.res === res) ch.detach();
       // Stateless: the one exchange is over (answered, or the client left: nothing can resume).
       if (this.stateless) void this.close();
     });
   }
 
-  private detach(ch: Channel): void {
-    ch.res = undefined;
-    if (ch.keepAlive !== undefined) clearInterval(ch.keepAlive);
-    ch.keepAlive = undefined;
-  }
-
-  private endConnection(ch: Channel): void {
-    const res = ch.res;
-    this.detach(ch);
-    if (writable(res)) res.end();
-  }
-
   /** Every request of a streamed POST is answered: end it; a later resume only replays. */
   private complete(ch: Channel): void {
     if (ch.streamId !== undefined && ch.streamId !== STANDALONE) this.streams.delete(ch.streamId);
-    this.endConnection(ch);
+    ch.endConnection();
   }
 }

@@ -3,7 +3,7 @@
  * them as a table. Targets are reported, never asserted: the benchmark exits 0 on a MISS.
  */
 import type { ImportTimeResult } from "./import-time.ts";
-import { median } from "./stats.ts";
+import { median, percentile } from "./stats.ts";
 import type { SideResult } from "./types.ts";
 
 /** A number to compare against a target. `better` says which direction wins. */
@@ -28,6 +28,11 @@ export interface CompareFigure extends FigureBase {
    * per-round ratios instead, which cancels drift between rounds.
    */
   ratio: number;
+  /**
+   * With paired rounds: the quartiles of the per-round ratios and how many rounds there were.
+   * How far apart they are says how much one run can move `ratio` (and so PASS or MISS).
+   */
+  roundRatios?: { p25: number; p75: number; n: number };
   /** Column heads when the two sides are not "raw" and "ours" (the section title then says what the ratio is). */
   heads?: { raw: string; ours: string };
 }
@@ -65,8 +70,13 @@ export function compare(
   target?: { text: string; maxRatio?: number; minRatio?: number },
   rounds?: { raw: readonly number[]; ours: readonly number[] },
 ): CompareFigure {
-  const ratio = (rounds && pairedRatio(rounds.raw, rounds.ours)) ?? base.ours / base.raw;
-  const fig: CompareFigure = { kind: "compare", ...base, ratio };
+  const paired = rounds && pairedRatio(rounds.raw, rounds.ours);
+  const fig: CompareFigure = { kind: "compare", ...base, ratio: paired ?? base.ours / base.raw };
+  if (rounds && paired !== undefined) {
+    const each = rounds.ours.map((o, i) => o / rounds.raw[i]!);
+    fig.roundRatios = { p25: percentile(each, 25), p75: percentile(each, 75), n: each.length };
+  }
+  const ratio = fig.ratio;
   if (target) {
     fig.target = target.text;
     fig.pass = (target.maxRatio === undefined || ratio <= target.maxRatio) && (target.minRatio === undefined || ratio >= target.minRatio);
@@ -197,7 +207,12 @@ export function formatFigures(figures: readonly Figure[]): string {
       }
     }
     const mark = f.pass === undefined ? "" : f.pass ? "PASS" : "MISS";
-    if (f.kind === "compare") lines.push(row([f.label, f.unit, num(f.raw), num(f.ours), `${f.ratio.toFixed(2)}x`, f.target ?? "", mark]));
+    if (f.kind === "compare") {
+      // Only where a target is judged: there the spread says whether PASS/MISS is within noise.
+      const q = f.target !== undefined ? f.roundRatios : undefined;
+      const spread = q && q.n > 1 ? `  (rounds ${q.p25.toFixed(2)}-${q.p75.toFixed(2)}x, n=${q.n})` : "";
+      lines.push(row([f.label, f.unit, num(f.raw), num(f.ours), `${f.ratio.toFixed(2)}x`, f.target ?? "", mark + spread]));
+    }
     else lines.push(row([f.label, f.unit, "", num(f.value), "", f.target ?? "", mark]));
   }
   return lines.join("\n");

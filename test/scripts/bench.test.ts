@@ -223,8 +223,13 @@ describe("figures", () => {
     const fig = compare({ id: "x", section: "s", label: "l", unit: "calls/s", better: "higher", raw: 100, ours: 57 }, { text: ">= 0.9x", minRatio: 0.9 }, { raw, ours });
     assert.equal(fig.ratio, 0.95);
     assert.equal(fig.pass, true);
+    // Per-round ratios 0.95 0.95 0.95 0.57 0.57: nearest-rank quartiles.
+    assert.deepEqual(fig.roundRatios, { p25: 0.57, p75: 0.95, n: 5 });
+    assert.match(formatFigures([fig]), /PASS {2}\(rounds 0\.57-0\.95x, n=5\)/);
     assert.equal(pairedRatio([1, 2], [1]), undefined, "rounds that do not pair up");
-    assert.equal(compare({ id: "y", section: "s", label: "l", unit: "ms", better: "lower", raw: 10, ours: 12 }, undefined, { raw: [1, 2], ours: [1] }).ratio, 1.2);
+    const unpaired = compare({ id: "y", section: "s", label: "l", unit: "ms", better: "lower", raw: 10, ours: 12 }, undefined, { raw: [1, 2], ours: [1] });
+    assert.equal(unpaired.ratio, 1.2);
+    assert.equal(unpaired.roundRatios, undefined, "no spread without paired rounds");
   });
 
   test("ratios are ours/raw and targets are judged in the right direction", () => {

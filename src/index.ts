@@ -113,10 +113,9 @@ export {
   type FailureKind,
   type TruncationReport,
 } from "./bridge/types.ts";
+export { errorResult, fromError } from "./bridge/failures.ts";
 export {
   toBridgedResult,
-  errorResult,
-  fromError,
   renderResultText,
   DEFAULT_MAX_TEXT_CHARS,
   DEFAULT_MAX_BINARY_BYTES,

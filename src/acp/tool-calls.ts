@@ -5,7 +5,7 @@
  * call. "Always" answers are remembered for the session; the manager's approval gate asks
  * through {@link SessionToolCalls.approve}.
  */
-import { errorResult } from "../bridge/results.ts";
+import { errorResult } from "../bridge/failures.ts";
 import type { BridgedResult } from "../bridge/types.ts";
 import type { TrustLevel } from "../config/types.ts";
 import { errorMessage } from "../jsonrpc/errors.ts";

@@ -6,7 +6,8 @@
  * secrets are redacted from the result, and every call ends in exactly one audit record.
  * Also here: the redaction of results and of event payloads, the manager's two outputs.
  */
-import { errorResult, fromError, toBridgedResult, type ResultLimits } from "../bridge/results.ts";
+import { errorResult, fromError } from "../bridge/failures.ts";
+import { toBridgedResult, type ResultLimits } from "../bridge/results.ts";
 import type { BridgedContent, BridgedResult } from "../bridge/types.ts";
 import type { UntrustedWrapper } from "../bridge/untrusted.ts";
 import { errorMessage } from "../jsonrpc/errors.ts";

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { EMPTY_RESULT_TEXT, cutMarker, errorResult, toBridgedResult } from "../../src/bridge/results.ts";
+import { errorResult } from "../../src/bridge/failures.ts";
+import { EMPTY_RESULT_TEXT, cutMarker, toBridgedResult } from "../../src/bridge/results.ts";
 import {
   UntrustedWrapper,
   detectInjection,

@@ -71,12 +71,12 @@ export function compare(
   rounds?: { raw: readonly number[]; ours: readonly number[] },
 ): CompareFigure {
   const paired = rounds && pairedRatio(rounds.raw, rounds.ours);
-  const fig: CompareFigure = { kind: "compare", ...base, ratio: paired ?? base.ours / base.raw };
+  const ratio = paired ?? base.ours / base.raw;
+  const fig: CompareFigure = { kind: "compare", ...base, ratio };
   if (rounds && paired !== undefined) {
     const each = rounds.ours.map((o, i) => o / rounds.raw[i]!);
     fig.roundRatios = { p25: percentile(each, 25), p75: percentile(each, 75), n: each.length };
   }
-  const ratio = fig.ratio;
   if (target) {
     fig.target = target.text;
     fig.pass = (target.maxRatio === undefined || ratio <= target.maxRatio) && (target.minRatio === undefined || ratio >= target.minRatio);
@@ -212,8 +212,7 @@ export function formatFigures(figures: readonly Figure[]): string {
       const q = f.target !== undefined ? f.roundRatios : undefined;
       const spread = q && q.n > 1 ? `  (rounds ${q.p25.toFixed(2)}-${q.p75.toFixed(2)}x, n=${q.n})` : "";
       lines.push(row([f.label, f.unit, num(f.raw), num(f.ours), `${f.ratio.toFixed(2)}x`, f.target ?? "", mark + spread]));
-    }
-    else lines.push(row([f.label, f.unit, "", num(f.value), "", f.target ?? "", mark]));
+    } else lines.push(row([f.label, f.unit, "", num(f.value), "", f.target ?? "", mark]));
   }
   return lines.join("\n");
 }

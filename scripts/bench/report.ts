@@ -61,8 +61,14 @@ export const SECTIONS = {
  * Undefined when the rounds do not pair up.
  */
 export function pairedRatio(raw: readonly number[], ours: readonly number[]): number | undefined {
+  const each = roundRatios(raw, ours);
+  return each && median(each);
+}
+
+/** ours[i] / raw[i] for every round; undefined when the rounds do not pair up. */
+function roundRatios(raw: readonly number[], ours: readonly number[]): number[] | undefined {
   if (raw.length === 0 || raw.length !== ours.length) return undefined;
-  return median(ours.map((o, i) => o / raw[i]!));
+  return ours.map((o, i) => o / raw[i]!);
 }
 
 export function compare(
@@ -70,13 +76,10 @@ export function compare(
   target?: { text: string; maxRatio?: number; minRatio?: number },
   rounds?: { raw: readonly number[]; ours: readonly number[] },
 ): CompareFigure {
-  const paired = rounds && pairedRatio(rounds.raw, rounds.ours);
-  const ratio = paired ?? base.ours / base.raw;
+  const each = rounds && roundRatios(rounds.raw, rounds.ours);
+  const ratio = each ? median(each) : base.ours / base.raw;
   const fig: CompareFigure = { kind: "compare", ...base, ratio };
-  if (rounds && paired !== undefined) {
-    const each = rounds.ours.map((o, i) => o / rounds.raw[i]!);
-    fig.roundRatios = { p25: percentile(each, 25), p75: percentile(each, 75), n: each.length };
-  }
+  if (each) fig.roundRatios = { p25: percentile(each, 25), p75: percentile(each, 75), n: each.length };
   if (target) {
     fig.target = target.text;
     fig.pass = (target.maxRatio === undefined || ratio <= target.maxRatio) && (target.minRatio === undefined || ratio >= target.minRatio);

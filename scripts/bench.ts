@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { fixtureCommand, repoRoot } from "../src/cli/fixtures.ts";
 import { measureImportTime, type ImportTimeResult } from "./bench/import-time.ts";
 import { FULL_PLAN, NO_TIME_LIMIT, QUICK_PLAN, callSection, listSection, payloadSection, spawnSection, type ForkRunners, type Plan, type Sides } from "./bench/measure.ts";
+import { ChildLedger } from "./bench/children.ts";
 import { pinningAvailable } from "./bench/cpu.ts";
 import { buildHttpFigures, httpPlan, httpProfilePlan, httpSection, type HttpSideResult } from "./bench/http.ts";
 import { buildManagerFigures, FLEET, managerPlan, managerProfilePlan, managerSection, type ManagerPlan, type ManagerResult } from "./bench/manager.ts";
@@ -106,47 +107,9 @@ function progress(message: string): void {
   process.stderr.write(`bench: ${message}\n`);
 }
 
-/**
- * Every child started, to check at the end that none survived. `group`: our servers lead
- * their own process group (StdioClientTransport spawns them detached), so the check covers
- * anything they started too; other children are checked by pid alone.
- */
-const started: { pid: number; group: boolean }[] = [];
+/** Every child started, to check at the end that none survived; and the runners, to stop. */
+const children = new ChildLedger();
 const runners: RunnerProcess[] = [];
-
-function track(pids: readonly number[], group: boolean): void {
-  for (const pid of pids) started.push({ pid, group });
-}
-
-function targets(c: { pid: number; group: boolean }): number[] {
-  return c.group ? [c.pid, -c.pid] : [c.pid];
-}
-
-function alive(c: { pid: number; group: boolean }): boolean {
-  return targets(c).some((target) => {
-    try {
-      process.kill(target, 0);
-      return true;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "EPERM";
-    }
-  });
-}
-
-/** SIGKILLs whatever survived (by pid, and process group for our servers); returns those pids. */
-function reapLeftovers(): number[] {
-  const leftover = started.filter(alive);
-  for (const c of leftover) {
-    for (const target of targets(c)) {
-      try {
-        process.kill(target, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-  }
-  return [...new Set(leftover.map((c) => c.pid))];
-}
 
 /** CPU profile flags, sampled every 100 us (the default 1 ms is too coarse for these runs). */
 function cpuProfFlags(dir: string): string[] {
@@ -180,13 +143,13 @@ function runnerConfig(mode: Mode, root: string, work: string, tsx: string, profi
 
 /** Quits runners one by one, recording the servers they report for the leftover check. */
 async function quitRunners(list: Sides): Promise<void> {
-  for (const r of list) track(await r.quit(), r.config.mode === "ours");
+  for (const r of list) children.track(await r.quit(), r.config.mode === "ours");
 }
 
 function startRunner(work: string, config: RunnerConfig, nodeFlags: readonly string[] = []): RunnerProcess {
   const runner = new RunnerProcess(work, config, nodeFlags);
   runners.push(runner);
-  if (runner.pid !== undefined) track([runner.pid], false);
+  if (runner.pid !== undefined) children.track([runner.pid], false);
   return runner;
 }
 
@@ -261,7 +224,7 @@ async function profileMode(opts: Options, root: string, work: string, tsx: strin
     await mkdir(join(dir, `server-${mode}`), { recursive: true });
     const runner = startRunner(work, runnerConfig(mode, root, work, tsx, dir), cpuProfFlags(join(dir, `client-${mode}`)));
     await runSection(opts.profileSection, [runner], plan, mplan);
-    track(await runner.quit(), mode === "ours");
+    children.track(await runner.quit(), mode === "ours");
   }
   const parts = [
     `CPU profiles of section "${opts.profileSection}" in ${dir} (self time; idle left out)`,
@@ -320,7 +283,7 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
       serverPids: await side.quit(),
     })),
   );
-  for (const r of results) track(r.serverPids, r.mode === "ours");
+  for (const r of results) children.track(r.serverPids, r.mode === "ours");
 
   // Sections 8 and 9 get fresh runners: a heap shaped by sections 1-6 would tax one side more.
   const fresh = async <T>(configs: readonly RunnerConfig[], body: (s: Sides) => Promise<T>): Promise<T> => {
@@ -337,7 +300,7 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   });
   progress(`9. McpManager: connect 1 and ${FLEET} servers; bridged vs plain calls`);
   const manager = await fresh([config("ours"), { ...config("ours"), ...pin }], (s) => managerSection(s[0]!, s[1]!, managerPlan(opts.quick)));
-  const leftover = reapLeftovers();
+  const leftover = children.reapLeftovers();
   const [rawResult, oursResult] = results as [SideResult, SideResult];
   return {
     meta: {
@@ -357,7 +320,7 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
     importFull,
     http,
     manager,
-    children: { started: new Set(started.map((c) => c.pid)).size, leftover },
+    children: { started: children.started, leftover },
   };
 }
 
@@ -384,7 +347,7 @@ async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), "mcp-bridge-bench-"));
   const stop = (signal: NodeJS.Signals): void => {
     progress(`stopped by ${signal}`);
-    reapLeftovers();
+    children.reapLeftovers();
     process.exit(130);
   };
   process.once("SIGINT", stop);
@@ -396,7 +359,7 @@ async function main(): Promise<void> {
     if (opts.profileDir !== undefined) {
       keepWork = true;
       process.stdout.write(`${await profileMode(opts, root, work, tsx, opts.profileDir)}\n`);
-      const leftover = reapLeftovers();
+      const leftover = children.reapLeftovers();
       if (leftover.length > 0) progress(`killed leftover processes: ${leftover.join(", ")}`);
       return;
     }
@@ -412,7 +375,7 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
-  const leftover = reapLeftovers();
+  const leftover = children.reapLeftovers();
   if (leftover.length > 0) progress(`killed leftover processes: ${leftover.join(", ")}`);
   process.exitCode = 1;
 });

@@ -12,6 +12,7 @@ import type { ToolNamer } from "../bridge/naming.ts";
 import type { ResolvedServerConfig } from "../config/types.ts";
 import type { Tool } from "../mcp/types.ts";
 import { ToolPolicy, type ToolPolicyOptions } from "../security/policy.ts";
+import { sameJson } from "../util/json.ts";
 import type { ToolsChange } from "./events.ts";
 
 /** One server as the catalog sees it. */
@@ -158,13 +159,5 @@ export class ToolCatalog {
       this.policies.set(config.name, policy);
     }
     return policy;
-  }
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  try {
-    return JSON.stringify(a) === JSON.stringify(b);
-  } catch {
-    return false;
   }
 }

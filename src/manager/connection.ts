@@ -20,6 +20,7 @@ import type { CallToolResult, Implementation, LoggingMessageNotificationParams, 
 import { PolicyError } from "../security/policy.ts";
 import type { Transport } from "../transport/transport.ts";
 import { Emitter } from "../util/emitter.ts";
+import { safeJson, sameJson } from "../util/json.ts";
 import { backoffDelay, checkBackoff, type BackoffOptions } from "./backoff.ts";
 import { TtlCache } from "./cache.ts";
 import type { ConnectionEvents, ServerState, StateChange, WarningKind } from "./events.ts";
@@ -404,17 +405,4 @@ function isRetryable(err: unknown): boolean {
 
 function abandonedError(): BridgeError {
   return new BridgeError("CLOSED", "connection attempt abandoned");
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  const x = safeJson(a);
-  return x !== "" && x === safeJson(b);
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? "";
-  } catch {
-    return "";
-  }
 }

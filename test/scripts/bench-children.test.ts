@@ -7,20 +7,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { test } from "node:test";
 import { ChildLedger } from "../../scripts/bench/children.ts";
-
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
-  }
-}
+import { alive, reap } from "../e2e/helpers.ts";
 
 /** Polls until `pid` is gone (a SIGKILLed child is reaped by its parent a moment later). */
 async function waitGone(pid: number): Promise<boolean> {
   for (let i = 0; i < 200; i++) {
-    if (isGone(pid)) return true;
+    if (!alive(pid)) return true;
     await new Promise((r) => setTimeout(r, 10));
   }
   return false;
@@ -64,6 +56,7 @@ test("a tracked group leader takes its grandchild with it", async () => {
     await exited;
     assert.ok(await waitGone(grandchild), "the grandchild outlived its group's reaping");
   } finally {
-    for (const pid of [grandchild, leader.pid!]) if (!isGone(pid)) process.kill(pid, "SIGKILL");
+    reap(grandchild);
+    reap(leader.pid);
   }
 });

@@ -1,0 +1,85 @@
+/**
+ * The package's `exports` map: every subpath points at a source module that exists (its
+ * `types` beside its `default`), and the narrow stdio subpaths really are narrow, since a
+ * server that loads the client transport (or the whole library) starts measurably slower.
+ * The run-time import graph is read from the modules as `tsc` would emit them (type-only
+ * imports erased), static imports only: dynamic `import()` loads lazily and costs no start-up.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  exports: Record<string, { types: string; default: string }>;
+};
+
+/** `./dist/src/a/b.js` -> `src/a/b.ts` */
+function sourceOf(distPath: string): string {
+  assert.match(distPath, /^\.\/dist\/src\/.+\.js$/, `${distPath} is not under ./dist/src/`);
+  return distPath.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts");
+}
+
+/** Static run-time imports of one source file, as repository-relative `.ts` paths or `node:` names. */
+function runtimeImports(file: string): string[] {
+  const js = ts.transpileModule(readFileSync(join(ROOT, file), "utf8"), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  const out: string[] = [];
+  for (const m of js.matchAll(/^\s*(?:import|export)\s(?:[^;"']*?\sfrom\s*)?["']([^"']+)["']/gm)) {
+    const spec = m[1]!;
+    out.push(spec.startsWith(".") ? relative(ROOT, resolve(ROOT, dirname(file), spec)) : spec);
+  }
+  return out;
+}
+
+/** Every module (and `node:` built-in) `entry` loads before its code runs. */
+function closure(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    if (!file.startsWith("node:")) for (const dep of runtimeImports(file)) visit(dep);
+  };
+  visit(entry);
+  return seen;
+}
+
+test("every subpath maps to an existing source module, types beside code", () => {
+  assert.ok(Object.keys(pkg.exports).length >= 10);
+  for (const [subpath, target] of Object.entries(pkg.exports)) {
+    const src = sourceOf(target.default);
+    assert.ok(existsSync(join(ROOT, src)), `${subpath}: ${src} does not exist`);
+    assert.equal(target.types, target.default.replace(/\.js$/, ".d.ts"), `${subpath}: types and code differ`);
+  }
+});
+
+test("the stdio server subpath loads no client transport, no child_process and no HTTP", () => {
+  const loaded = closure(sourceOf(pkg.exports["./transport/stdio-server"]!.default));
+  assert.ok(loaded.has("src/transport/stdio-server.ts"));
+  assert.ok(loaded.has("src/jsonrpc/ndjson.ts"), "the graph walk found the framing module");
+  for (const unwanted of ["src/transport/stdio-client.ts", "node:child_process", "src/transport/http.ts", "src/mcp/client.ts"]) {
+    assert.ok(!loaded.has(unwanted), `./transport/stdio-server loads ${unwanted}`);
+  }
+});
+
+test("the stdio client subpath loads no server transport", () => {
+  const loaded = closure(sourceOf(pkg.exports["./transport/stdio-client"]!.default));
+  assert.ok(loaded.has("src/transport/stdio-client.ts"));
+  assert.ok(!loaded.has("src/transport/stdio-server.ts"), "./transport/stdio-client loads the server transport");
+  assert.ok(!loaded.has("src/mcp/server.ts"));
+});
+
+test("a server written with ./server and ./transport/stdio-server loads a small part of the library", () => {
+  const server = closure(sourceOf(pkg.exports["./server"]!.default));
+  const transport = closure(sourceOf(pkg.exports["./transport/stdio-server"]!.default));
+  const both = new Set([...server, ...transport].filter((m) => m.startsWith("src/")));
+  const everything = [...closure(sourceOf(pkg.exports["."]!.default))].filter((m) => m.startsWith("src/"));
+  assert.ok(!both.has("src/mcp/client.ts"), "./server loads the client");
+  assert.ok(!both.has("src/schema/validate.ts"), "./server loads the schema validator at start (it is loaded on the first call)");
+  // The root entry re-exports everything; the two narrow subpaths must stay a fraction of it.
+  assert.ok(both.size * 4 < everything.length, `${both.size} modules of ${everything.length}`);
+});

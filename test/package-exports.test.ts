@@ -1,7 +1,8 @@
 /**
- * The package's `exports` map: every subpath points at a source module that exists (its
- * `types` beside its `default`), and the narrow stdio subpaths really are narrow, since a
- * server that loads the client transport (or the whole library) starts measurably slower.
+ * The package's `exports` map and `bin`: every subpath points at a source module that exists
+ * (its `types` beside its `default`), the narrow stdio subpaths really are narrow, and the CLI
+ * loads a command only when it runs, since a process that loads modules it does not use
+ * (the client transport in a server, the whole CLI in the shim) starts measurably slower.
  * The run-time import graph is read from the modules as `tsc` would emit them (type-only
  * imports erased), static imports only: dynamic `import()` loads lazily and costs no start-up.
  */
@@ -15,6 +16,7 @@ import ts from "typescript";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   exports: Record<string, { types: string; default: string }>;
+  bin: Record<string, string>;
 };
 
 /** `./dist/src/a/b.js` -> `src/a/b.ts` */
@@ -82,4 +84,16 @@ test("a server written with ./server and ./transport/stdio-server loads a small 
   assert.ok(!both.has("src/schema/validate.ts"), "./server loads the schema validator at start (it is loaded on the first call)");
   // The root entry re-exports everything; the two narrow subpaths must stay a fraction of it.
   assert.ok(both.size * 4 < everything.length, `${both.size} modules of ${everything.length}`);
+});
+
+test("the CLI entry loads no command before it runs (the shim is started per session)", () => {
+  const main = sourceOf(`./${pkg.bin["mcp-bridge"]!}`);
+  const loaded = [...closure(main)].filter((m) => m.startsWith("src/"));
+  for (const command of ["src/cli/demo.ts", "src/cli/inspect.ts", "src/cli/acp-agent.ts", "src/cli/shim.ts", "src/manager/manager.ts"]) {
+    assert.ok(!loaded.includes(command), `${main} loads ${command} at start`);
+  }
+  assert.ok(loaded.length <= 4, `the CLI entry loads ${loaded.join(", ")}`);
+  // What `mcp-bridge shim` then adds stays small too.
+  const shim = [...closure("src/cli/shim.ts")].filter((m) => m.startsWith("src/"));
+  assert.ok(!shim.includes("src/manager/manager.ts") && !shim.includes("src/acp/agent.ts"), `shim loads ${shim.join(", ")}`);
 });

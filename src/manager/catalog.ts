@@ -13,7 +13,7 @@ import type { ResolvedServerConfig } from "../config/types.ts";
 import type { Tool } from "../mcp/types.ts";
 import { ToolPolicy, type ToolPolicyOptions } from "../security/policy.ts";
 import { sameJson } from "../util/json.ts";
-import type { ToolsChange } from "./events.ts";
+import type { ManagerWarning, ToolsChange } from "./events.ts";
 
 /** One server as the catalog sees it. */
 export interface CatalogServer {
@@ -160,4 +160,29 @@ export class ToolCatalog {
     }
     return policy;
   }
+}
+
+/**
+ * The warnings an update owes the manager's listeners: one `duplicate_tool` per server that
+ * listed a name twice, and one `tool_limit` when the set of tools left out by `limit` changed.
+ */
+export function catalogWarnings(update: CatalogUpdate, limit: number, at = Date.now()): ManagerWarning[] {
+  const out: ManagerWarning[] = update.duplicates.map(({ server, names }) => ({
+    kind: "duplicate_tool",
+    server,
+    message: `server ${JSON.stringify(server)} lists these tool names more than once; the first listing is used: ${names.join(", ")}`,
+    dropped: names,
+    at,
+  }));
+  const dropped = update.dropped;
+  if (dropped !== undefined && dropped.length > 0) {
+    const shown = dropped.slice(0, 20).join(", ") + (dropped.length > 20 ? `, and ${dropped.length - 20} more` : "");
+    out.push({
+      kind: "tool_limit",
+      message: `the limit of ${limit} tools per session was reached; ${dropped.length} tools were left out: ${shown}`,
+      dropped,
+      at,
+    });
+  }
+  return out;
 }

@@ -31,7 +31,7 @@ import { Redactor } from "../security/redact.ts";
 import { Emitter } from "../util/emitter.ts";
 import { auditRecord, type AuditArgsMode } from "./audit.ts";
 import { redactStrings, runToolCall, type CallContext, type ToolCallOptions } from "./call.ts";
-import { ToolCatalog } from "./catalog.ts";
+import { catalogWarnings, ToolCatalog } from "./catalog.ts";
 import { ServerConnection, type ConnectionOptions } from "./connection.ts";
 import type { McpManagerEvents, ServerState, WarningKind } from "./events.ts";
 import { guardProcess } from "./process-guard.ts";
@@ -347,24 +347,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
       tools: c.state === "failed" || c.state === "closed" ? EMPTY : (c.tools ?? EMPTY),
     }));
     const update = this.catalog.update(servers);
-    for (const { server, names } of update.duplicates) {
-      this.emit("warning", {
-        kind: "duplicate_tool",
-        server,
-        message: `server ${JSON.stringify(server)} lists these tool names more than once; the first listing is used: ${names.join(", ")}`,
-        dropped: names,
-        at: Date.now(),
-      });
-    }
-    if (update.dropped !== undefined && update.dropped.length > 0) {
-      const shown = update.dropped.slice(0, 20).join(", ") + (update.dropped.length > 20 ? `, and ${update.dropped.length - 20} more` : "");
-      this.emit("warning", {
-        kind: "tool_limit",
-        message: `the limit of ${this.catalog.size} tools per session was reached; ${update.dropped.length} tools were left out: ${shown}`,
-        dropped: update.dropped,
-        at: Date.now(),
-      });
-    }
+    for (const warning of catalogWarnings(update, this.catalog.size)) this.emit("warning", warning);
     const { change } = update;
     if (change.added.length + change.removed.length + change.changed.length > 0) this.emit("toolsChanged", change);
   }

@@ -1,10 +1,10 @@
-/** ToolCatalog: naming, policy before limits, deterministic drops, change reports, refusals. */
+/** ToolCatalog: naming, policy before limits, deterministic drops, change reports, refusals, warnings. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ToolNamer } from "../../src/bridge/naming.ts";
 import { withDefaults } from "../../src/config/parse-common.ts";
 import type { McpServerConfig } from "../../src/config/types.ts";
-import { ToolCatalog } from "../../src/manager/catalog.ts";
+import { catalogWarnings, ToolCatalog } from "../../src/manager/catalog.ts";
 import type { Tool } from "../../src/mcp/types.ts";
 
 const tool = (name: string, description?: string): Tool => ({ name, description, inputSchema: { type: "object" } });
@@ -57,4 +57,28 @@ test("duplicates within a server are reported; entries lead back to the server's
   assert.equal(entry?.tool, t);
   assert.equal(entry?.config.name, "a");
   assert.equal(entry?.bridged.originalName, "dup");
+});
+
+test("catalogWarnings: one duplicate_tool per server, one tool_limit naming at most 20 drops", () => {
+  const catalog = new ToolCatalog({ namer: new ToolNamer(), maxTools: 2 });
+  const many = Array.from({ length: 25 }, (_, i) => tool(`t${i}`));
+  const update = catalog.update([
+    { config: cfg("a"), tools: [tool("same"), tool("same")] },
+    { config: cfg("b"), tools: many },
+  ]);
+  const warnings = catalogWarnings(update, catalog.size, 1234);
+  assert.deepEqual(
+    warnings.map((w) => [w.kind, w.server, w.at]),
+    [
+      ["duplicate_tool", "a", 1234],
+      ["tool_limit", undefined, 1234],
+    ],
+  );
+  assert.deepEqual(warnings[0]!.dropped, ["same"]);
+  const limit = warnings[1]!;
+  assert.equal(limit.dropped!.length, 24);
+  assert.match(limit.message, /^the limit of 2 tools per session was reached; 24 tools were left out: /);
+  assert.match(limit.message, /, and 4 more$/);
+  // The same lists again: nothing new to say.
+  assert.deepEqual(catalogWarnings(catalog.update([{ config: cfg("a"), tools: [tool("same")] }, { config: cfg("b"), tools: many }]), catalog.size), []);
 });

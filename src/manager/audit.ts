@@ -6,6 +6,7 @@
 import type { BridgedResult, FailureKind } from "../bridge/types.ts";
 import type { Redactor } from "../security/redact.ts";
 import { utf8Length } from "../bridge/resources.ts";
+import { safeJson } from "../util/json.ts";
 
 /** `ok`: the tool answered; `tool_error`: it answered with `isError`; else why the bridge failed it. */
 export type AuditOutcome = "ok" | "tool_error" | FailureKind;
@@ -69,10 +70,5 @@ function safeRedact(redactor: Redactor, value: unknown): unknown {
 }
 
 function jsonBytes(value: unknown): number {
-  try {
-    const json = JSON.stringify(value);
-    return json === undefined ? 0 : utf8Length(json);
-  } catch {
-    return 0;
-  }
+  return utf8Length(safeJson(value));
 }

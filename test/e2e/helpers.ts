@@ -38,6 +38,15 @@ export function alive(pid: number | undefined): boolean {
   }
 }
 
+/** Polls until `pid` is gone (a killed child is reaped by its parent a moment later); false after ~5 s. */
+export async function waitGone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 200; i++) {
+    if (!alive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return false;
+}
+
 /** Kills a pid if it is still there (test clean-up of last resort). */
 export function reap(pid: number | undefined): void {
   if (pid !== undefined && alive(pid)) {

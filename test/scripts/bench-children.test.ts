@@ -7,16 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { test } from "node:test";
 import { ChildLedger } from "../../scripts/bench/children.ts";
-import { alive, reap } from "../e2e/helpers.ts";
-
-/** Polls until `pid` is gone (a SIGKILLed child is reaped by its parent a moment later). */
-async function waitGone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 200; i++) {
-    if (!alive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return false;
-}
+import { reap, waitGone } from "../e2e/helpers.ts";
 
 /** A node child that sleeps for a minute, optionally leading its own process group. */
 function sleeper(detached = false): ChildProcess {

@@ -4,18 +4,10 @@ import { describe, test } from "node:test";
 import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { ByteRing, lastLines, TextLineSplitter } from "../../src/transport/ring-buffer.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
-import { alive } from "../e2e/helpers.ts";
+import { alive, waitGone } from "../e2e/helpers.ts";
 import { faulty, sleep, textOf } from "./stdio-client-helpers.ts";
 
 const MiB = 1024 * 1024;
-
-async function waitGone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 200; i++) {
-    if (!alive(pid)) return true;
-    await sleep(25);
-  }
-  return false;
-}
 
 const INIT = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "0" } };
 

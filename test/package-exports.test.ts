@@ -25,8 +25,15 @@ function sourceOf(distPath: string): string {
   return distPath.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts");
 }
 
-/** Static run-time imports of one source file, as repository-relative `.ts` paths or `node:` names. */
+const importsOf = new Map<string, string[]>();
+
+/**
+ * Static run-time imports of one source file, as repository-relative `.ts` paths or `node:`
+ * names; each file is transpiled once, however many closures walk through it.
+ */
 function runtimeImports(file: string): string[] {
+  const known = importsOf.get(file);
+  if (known !== undefined) return known;
   const js = ts.transpileModule(readFileSync(join(ROOT, file), "utf8"), {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
   }).outputText;
@@ -35,6 +42,7 @@ function runtimeImports(file: string): string[] {
     const spec = m[1]!;
     out.push(spec.startsWith(".") ? relative(ROOT, resolve(ROOT, dirname(file), spec)) : spec);
   }
+  importsOf.set(file, out);
   return out;
 }
 

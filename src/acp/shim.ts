@@ -10,25 +10,29 @@
  * conductor makes a one-time token per listener, passes it to the shim in the environment
  * ({@link SHIM_TOKEN_ENV}; never on the command line, which `ps` shows), and the shim sends it
  * as its first line, `{"token": "<hex>"}`. The listener compares it in constant time, accepts
- * exactly one connection that carries it, and then stops listening. A connection without the
- * right token is closed without an answer.
+ * exactly one connection that carries it, answers it with one line, {@link SHIM_ACCEPTED}, and
+ * then stops listening. A connection without the right token is closed without an answer, so
+ * a shim tells a refusal (closed before the acknowledgement) from a normal end.
  *
  * {@link ShimBridge} is the conductor's whole end of one shim: listener, declaration, and the
  * pipe from the accepted connection into an MCP-over-ACP tunnel.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
-import { fileURLToPath } from "node:url";
 import type { Readable, Writable } from "node:stream";
 import { errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
 import { readFirstLine, TcpClientTransport, TcpTransport } from "../transport/tcp.ts";
+import { nodeCommand } from "../util/node-command.ts";
 import type { AcpTunnelRouter } from "./acp-tunnel-router.ts";
 import type { AcpTunnelTransport } from "./acp-tunnel-transport.ts";
 
 /** The environment variable that carries the shim's one-time token. */
 export const SHIM_TOKEN_ENV = "MCP_BRIDGE_SHIM_TOKEN";
+
+/** The listener's first line to a shim whose token it accepted; nothing else comes before it. */
+export const SHIM_ACCEPTED = { accepted: true } as const;
 
 /** Largest greeting line accepted before authentication, bytes. */
 const MAX_GREETING_BYTES = 512;
@@ -49,8 +53,8 @@ export interface ShimOptions {
 
 /**
  * Runs the shim until either side ends; resolves with an exit code: 0 for a normal end (stdin
- * closed, or the conductor closed the connection), 1 when the connection could not be made or
- * failed.
+ * closed, or the conductor closed the connection after accepting the token), 1 when the
+ * connection could not be made, was refused (wrong or used token) or failed.
  */
 export async function runShim(options: ShimOptions): Promise<number> {
   const log = options.log ?? (() => undefined);
@@ -67,13 +71,26 @@ export async function runShim(options: ShimOptions): Promise<number> {
     finish = resolve;
   });
 
+  let accepted = false;
+  let stdinEnded = false;
   tcp.onmessage = (m) => {
+    if (!accepted) {
+      accepted = isAcceptance(m);
+      if (!accepted) {
+        failure = new Error(`the other end of port ${options.port} did not accept the token the way a conductor does; is it a conductor's port?`);
+        void tcp.close();
+      }
+      return;
+    }
     stdio.send(m as JsonRpcMessage).catch((err: unknown) => log(`writing to stdout failed: ${errorMessage(err)}`));
   };
   tcp.onerror = (err) => log(`dropped a line from the conductor: ${err.message}`);
   tcp.onclose = (reason) => {
-    if (reason) failure = reason;
-    log(reason ? `connection to the conductor failed: ${reason.message}` : "the conductor closed the connection");
+    if (reason) failure ??= reason;
+    if (!accepted && !stdinEnded) {
+      failure ??= new Error("the conductor refused this shim's token (wrong, or already used): it closed the connection without accepting it");
+    }
+    log(failure ? `connection to the conductor failed: ${failure.message}` : "the conductor closed the connection");
     void stdio.close().then(finish);
   };
   stdio.onmessage = (m) => {
@@ -81,6 +98,7 @@ export async function runShim(options: ShimOptions): Promise<number> {
   };
   stdio.onerror = (err) => log(`dropped a line from stdin: ${err.message}`);
   stdio.onclose = () => {
+    stdinEnded = true;
     void tcp.close().then(finish);
   };
 
@@ -200,6 +218,8 @@ export class ShimListener {
         }
         this.used = true;
         void this.close();
+        // Before the transport exists, so it is the first line the shim reads.
+        socket.write(`${JSON.stringify(SHIM_ACCEPTED)}\n`);
         const transport = new TcpTransport(socket, { initialData: rest, maxLineBytes: this.options.maxLineBytes, name: `shim on port ${this.port}` });
         if (this.onconnection) this.onconnection(transport);
         else socket.destroy();
@@ -230,6 +250,10 @@ export class ShimListener {
   }
 }
 
+function isAcceptance(message: unknown): boolean {
+  return typeof message === "object" && message !== null && (message as { accepted?: unknown }).accepted === true;
+}
+
 function digest(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();
 }
@@ -239,10 +263,7 @@ function digest(text: string): Buffer {
  * checkout, `node --import tsx src/cli/main.ts`; from a build, `node dist/src/cli/main.js`.
  */
 export function defaultShimCommand(port: number): { command: string; args: string[] } {
-  const fromSource = import.meta.url.endsWith(".ts");
-  const main = fileURLToPath(new URL(fromSource ? "../cli/main.ts" : "../cli/main.js", import.meta.url));
-  const loader = fromSource ? ["--import", import.meta.resolve("tsx")] : [];
-  return { command: process.execPath, args: [...loader, main, "shim", String(port)] };
+  return nodeCommand(import.meta.url, "../cli/main", ["shim", String(port)]);
 }
 
 /** A shim's command line for a port. */

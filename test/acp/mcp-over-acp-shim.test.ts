@@ -1,6 +1,7 @@
 /**
  * The shim and its listener with real sockets and a real `mcp-bridge shim` process: tokens are
- * checked (and single-use), a wrong one is closed without an answer and reaches nobody, an MCP
+ * checked (and single-use), a wrong one is closed without an answer, reaches nobody and makes
+ * the shim exit 1, the right one is acknowledged, an MCP
  * client on the shim's stdio reaches a provider, and the shim exits when its bridge closes.
  */
 import assert from "node:assert/strict";
@@ -11,7 +12,7 @@ import { createEchoServer } from "../../fixtures/servers/echo.ts";
 import { AcpTunnelRouter } from "../../src/acp/acp-tunnel-router.ts";
 import type { AcpMessageLink } from "../../src/acp/acp-tunnel-transport.ts";
 import { McpProvider } from "../../src/acp/mcp-provider.ts";
-import { defaultShimCommand, SHIM_TOKEN_ENV, ShimBridge, ShimListener, type ShimBridgeEvent } from "../../src/acp/shim.ts";
+import { defaultShimCommand, SHIM_ACCEPTED, SHIM_TOKEN_ENV, ShimBridge, ShimListener, type ShimBridgeEvent } from "../../src/acp/shim.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { alive, reap, ROOT } from "../e2e/helpers.ts";
@@ -61,7 +62,8 @@ describe("ShimListener", { timeout: 60_000 }, () => {
     assert.deepEqual(accepted, [], "nothing reached the conductor's side");
     assert.equal(listener.accepted, false);
 
-    await knock(listener.port, [`${JSON.stringify({ token: listener.token })}\n`]);
+    const right = await knock(listener.port, [`${JSON.stringify({ token: listener.token })}\n`]);
+    assert.equal(right.received, `${JSON.stringify(SHIM_ACCEPTED)}\n`, "the accepted shim is told so before anything else");
     assert.deepEqual(accepted, ["shim"]);
     assert.equal(listener.accepted, true);
     // Single use: the listener stopped listening once its shim was in.
@@ -141,7 +143,7 @@ describe("the shim process", { timeout: 60_000 }, () => {
     }
   });
 
-  test("a shim with a wrong token is refused, reaches no provider, and exits", async () => {
+  test("a shim with a wrong token is refused, reaches no provider, and exits 1 saying so", async () => {
     const r = await bridgeRig();
     const { command, args } = defaultShimCommand(r.bridge.port);
     const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, [SHIM_TOKEN_ENV]: "f".repeat(64) }, stdio: ["pipe", "pipe", "pipe"] });
@@ -152,8 +154,8 @@ describe("the shim process", { timeout: 60_000 }, () => {
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
       child.stdin.write(INITIALIZE);
       const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-      assert.equal(code, 0);
-      assert.match(stderr, /the conductor closed the connection/);
+      assert.equal(code, 1, "a refused shim fails, so the agent reports the server as failed");
+      assert.match(stderr, /the conductor refused this shim's token/);
       assert.equal(stdout, "", "nothing came back");
       assert.ok(r.events.some((e) => e.type === "shim-refused" && e.reason === "wrong token"));
       assert.deepEqual(r.forwarded, [], "the provider saw nothing");

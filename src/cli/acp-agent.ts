@@ -1,6 +1,12 @@
 /**
- * `mcp-bridge acp-agent [--servers <file>] [--startup-timeout ms]`: runs the reference ACP
- * agent (src/acp/agent.ts) over this process's stdin and stdout until stdin ends.
+ * `mcp-bridge acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]`: runs
+ * the reference ACP agent (src/acp/agent.ts) over this process's stdin and stdout until stdin
+ * ends.
+ *
+ * It speaks MCP over ACP (the draft binding): it announces `_meta.mcp_acp_transport` and
+ * reaches the `acp:` servers of `mcpServers` through its ACP connection. `--no-mcp-over-acp`
+ * plays an agent without that support (such servers are then refused with -32602), which is
+ * what a conductor's shim is for.
  *
  * `--servers` names a JSON file of the agent's own MCP servers, in any format the config
  * parsers take (`{"mcpServers": {...}}`, `{"servers": [...]}`, ...); they join every session,
@@ -12,6 +18,7 @@
 import { readFile } from "node:fs/promises";
 import { AcpAgentConnection } from "../acp/connection.ts";
 import { ScriptedAgent } from "../acp/agent.ts";
+import { mcpOverAcpHook } from "../acp/mcp-over-acp-hook.ts";
 import { formatProblem } from "../config/parse-common.ts";
 import { parseJsonText, parseMcpJsonFile } from "../config/parse-files.ts";
 import type { McpServerConfig } from "../config/types.ts";
@@ -26,13 +33,16 @@ export async function runAcpAgent(args: ParsedArgs, io: { err: (text: string) =>
   const agentServers = file === undefined ? [] : await readServers(file, log);
   if (agentServers === undefined) return 2;
 
+  const startupTimeoutMs = intFlag(args, "startup-timeout", 10_000);
+  const overAcp = !args.flags.has("no-mcp-over-acp");
   let agent: ScriptedAgent | undefined;
   const connection = new AcpAgentConnection(
-    (conn) => (agent = new ScriptedAgent(conn, { agentServers, startupTimeoutMs: intFlag(args, "startup-timeout", 10_000), log })),
+    (conn) => (agent = new ScriptedAgent(conn, { agentServers, startupTimeoutMs, log, ...(overAcp ? { mcpOverAcp: mcpOverAcpHook(conn) } : {}) })),
     { log },
   );
   await connection.start();
-  log(`serving ACP on stdio${agentServers.length > 0 ? ` with ${agentServers.length} server(s) of its own` : ""}`);
+  const own = agentServers.length > 0 ? `, ${agentServers.length} server(s) of its own` : "";
+  log(`serving ACP on stdio (MCP over ACP ${overAcp ? "on" : "off"}${own})`);
   await connection.closed;
   await agent?.sessions.closeAll();
   log("the editor went away; every session is closed");

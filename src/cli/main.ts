@@ -5,7 +5,7 @@
  *   mcp-bridge demo
  *   mcp-bridge inspect [--json] (-- <command> [args...] | --url <url> [--transport auto|http|sse] [--header 'Name: value']...)
  *   mcp-bridge call [--json] <tool> '<json args>' (-- <command> [args...] | --url <url> ...)
- *   mcp-bridge acp-agent [--servers <file>] [--startup-timeout ms]
+ *   mcp-bridge acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]
  */
 import { pathToFileURL } from "node:url";
 import { BridgeError, RpcError, errorMessage } from "../jsonrpc/errors.ts";
@@ -15,13 +15,13 @@ const USAGE = `usage:
   mcp-bridge demo
   mcp-bridge inspect [--json] [--timeout ms] <server>
   mcp-bridge call [--json] [--timeout ms] <tool> '<json args>' <server>
-  mcp-bridge acp-agent [--servers <file>] [--startup-timeout ms]   the reference ACP agent on stdio
+  mcp-bridge acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]   the reference ACP agent on stdio
   mcp-bridge shim <port>        stdio MCP server piped to a conductor (token in MCP_BRIDGE_SHIM_TOKEN)
 where <server> is one of
   [--env NAME=value]... [--inherit-env] -- <command> [args...]      a stdio server
   --url <url> [--transport auto|http|sse] [--header 'Name: value']...  a remote server`;
 
-const SPEC = { valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout"], boolean: ["json", "inherit-env", "help"] };
+const SPEC = { valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout"], boolean: ["json", "inherit-env", "help", "no-mcp-over-acp"] };
 
 /** Runs the CLI; returns the exit code. Output goes through `out`/`err` so tests can capture it. */
 export async function main(argv: readonly string[], out = (t: string) => console.log(t), err = (t: string) => console.error(t)): Promise<number> {

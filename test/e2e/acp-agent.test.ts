@@ -1,13 +1,14 @@
 /**
  * The reference ACP agent as a child process, an editor peer on its stdio, and MCP servers of
- * every transport: a stdio child, Streamable HTTP and legacy SSE servers in this process, and
- * one that cannot start.
+ * every transport: a stdio child, Streamable HTTP and legacy SSE servers in this process, one
+ * that cannot start, and one the editor offers over the ACP connection itself (MCP over ACP).
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { McpProvider } from "../../src/acp/mcp-provider.ts";
 import type { SessionUpdate } from "../../src/acp/types.ts";
 import { StreamableHttpServer } from "../../src/transport/http-server.ts";
 import { SseServer } from "../../src/transport/sse-server.ts";
@@ -187,4 +188,43 @@ test("the agent's own servers (--servers) join every session; untrusted ones ask
     await agent.stop();
   }
   for (const pid of [...agent.pidsOf("own"), ...agent.pidsOf("theirs")]) assert.equal(alive(pid), false);
+});
+
+test("MCP over ACP: the agent announces the draft binding and calls an acp: server the editor hosts, through the ACP connection", async () => {
+  const agent = await startAgent();
+  const server = createEchoServer();
+  const provider = new McpProvider({ name: "tools", server });
+  // The editor's end of the tunnel: envelopes go out on its peer, and come in through it.
+  provider.attach({ request: (method, params, o) => agent.editor.request(method, params, o), notify: (method, params) => agent.editor.notify(method, params) });
+  provider.serve(agent.editor);
+  try {
+    const init = await agent.editor.request<{ agentCapabilities: Record<string, unknown> }>("initialize", INIT);
+    assert.deepEqual(init.agentCapabilities._meta, { mcp_acp_transport: true });
+    const { key, declaration } = await provider.declare();
+    assert.deepEqual(declaration, { name: "tools", transport: "http", url: key, headers: {} });
+    const { sessionId } = await agent.editor.request<{ sessionId: string }>("session/new", { cwd: ROOT, mcpServers: [declaration] });
+    assert.equal(await prompt(agent, sessionId, '/call mcp__tools__echo {"text":"over the ACP connection"}'), "end_turn");
+    const calls = toolCalls(agent.updatesOf(sessionId));
+    assert.deepEqual(calls.map((c) => ("status" in c ? c.status : undefined)), ["pending", "in_progress", "completed"]);
+    assert.match(JSON.stringify(calls[2]), /over the ACP connection/);
+    assert.deepEqual(agent.pidsOf("tools"), [], "no process stands in for it");
+    assert.equal(server.sessions.size, 1, "one MCP session, the tunnel's");
+    assert.deepEqual(await agent.editor.request("session/close", { sessionId }), {});
+  } finally {
+    await agent.stop();
+    await provider.close();
+    await server.close();
+  }
+});
+
+test("--no-mcp-over-acp plays an agent without the binding: no announcement, and an acp: server is refused with -32602", async () => {
+  const agent = await startAgent(["--no-mcp-over-acp"]);
+  try {
+    const init = await agent.editor.request<{ agentCapabilities: Record<string, unknown> }>("initialize", INIT);
+    assert.equal(init.agentCapabilities._meta, undefined);
+    const acpServer = { name: "tools", transport: "http", url: "acp:6f1c0a52-0000-4000-8000-000000000000", headers: {} };
+    await assert.rejects(agent.editor.request("session/new", { cwd: ROOT, mcpServers: [acpServer] }), { code: -32602 });
+  } finally {
+    await agent.stop();
+  }
 });

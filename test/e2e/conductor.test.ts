@@ -1,8 +1,9 @@
 /**
  * The conductor bridge with real processes: this test is the editor; the conductor is a child
  * (fixtures/acp/conductor-main.ts) hosting the provider "tools" (the echo server); the agent is
- * the reference agent (`mcp-bridge acp-agent`, without MCP over ACP) or the same agent with the
- * capability (fixtures/acp/capable-agent.ts). Every process started here is checked gone.
+ * the reference agent (`mcp-bridge acp-agent`, which speaks MCP over ACP) or the same agent
+ * playing one without that support (`--no-mcp-over-acp`). Every process started here is
+ * checked gone.
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -15,8 +16,8 @@ import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { alive, reap, ROOT } from "./helpers.ts";
 
 const TSX = import.meta.resolve("tsx");
-const REFERENCE_AGENT = [process.execPath, "--import", TSX, join(ROOT, "src", "cli", "main.ts"), "acp-agent"];
-const CAPABLE_AGENT = [process.execPath, "--import", TSX, join(ROOT, "fixtures", "acp", "capable-agent.ts")];
+const CAPABLE_AGENT = [process.execPath, "--import", TSX, join(ROOT, "src", "cli", "main.ts"), "acp-agent"];
+const INCAPABLE_AGENT = [...CAPABLE_AGENT, "--no-mcp-over-acp"];
 
 type Event = { type: string; [key: string]: unknown };
 type Update = { sessionUpdate: string; [key: string]: unknown };
@@ -118,7 +119,7 @@ async function startConductor(agent: string[]) {
 
 describe("conductor with an agent without MCP over ACP", { timeout: 120_000 }, () => {
   test("a tool call flows editor -> conductor -> agent -> shim -> TCP -> provider and back; teardown leaves nothing", async () => {
-    const c = await startConductor(REFERENCE_AGENT);
+    const c = await startConductor(INCAPABLE_AGENT);
     let agentPid: number | undefined;
     let shims: number[] = [];
     try {
@@ -179,7 +180,7 @@ describe("conductor with an agent without MCP over ACP", { timeout: 120_000 }, (
   });
 
   test("a crashed shim is reported and the session goes on; the editor leaving tears everything down", async () => {
-    const c = await startConductor(REFERENCE_AGENT);
+    const c = await startConductor(INCAPABLE_AGENT);
     let agentPid: number | undefined;
     let port = 0;
     try {

@@ -10,6 +10,7 @@ import { StdioClientTransport } from "../transport/stdio-client.ts";
 import type { Transport } from "../transport/transport.ts";
 import type { InitializeResult } from "../mcp/types.ts";
 import { UsageError } from "./args.ts";
+import { trackClient } from "./open-clients.ts";
 
 export interface ConnectedServer {
   client: McpClient;
@@ -49,7 +50,7 @@ export async function connectUrl(target: UrlTarget): Promise<ConnectedServer> {
 }
 
 function newClient(timeoutMs: number | undefined): McpClient {
-  return new McpClient({ clientInfo: { name: "mcp-bridge-cli", version: "0.1.0" }, connectTimeoutMs: timeoutMs });
+  return trackClient(new McpClient({ clientInfo: { name: "mcp-bridge-cli", version: "0.1.0" }, connectTimeoutMs: timeoutMs }));
 }
 
 export interface StdioTarget {

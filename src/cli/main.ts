@@ -7,6 +7,7 @@
  *   mcp-bridge call [--json] <tool> '<json args>' (-- <command> [args...] | --url <url> ...)
  *   mcp-bridge acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]
  */
+import { realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { BridgeError, RpcError, errorMessage } from "../jsonrpc/errors.ts";
 import { parseArgs, UsageError } from "./args.ts";
@@ -60,8 +61,44 @@ export async function main(argv: readonly string[], out = (t: string) => console
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
+/**
+ * Whether this module is the program Node was started with. `process.argv[1]` is the path as
+ * invoked, which for an installed package is the `node_modules/.bin/mcp-bridge` symlink, while
+ * `import.meta.url` is the file it resolves to: so compare the real path.
+ */
+function isProgram(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isProgram()) {
+  // A reader that went away (`mcp-bridge inspect ... | head -1`) breaks stdout (or stderr):
+  // the next write fails with EPIPE, which unhandled kills the process with a stack trace and
+  // leaves its servers' process groups behind. Instead: close every server the command
+  // opened, print nothing more, and exit 0 (docs/decisions.md NN-cli).
+  let broken = false;
+  const onOutputError = (error: NodeJS.ErrnoException): void => {
+    if (error.code !== "EPIPE") throw error;
+    if (broken) return;
+    broken = true;
+    void import("./open-clients.ts")
+      .then((clients) => clients.closeOpenClients())
+      .finally(() => {
+        // The command ends by itself once its servers are gone; this bounds anything else.
+        setTimeout(() => process.exit(0), 1000).unref();
+      });
+  };
+  process.stdout.on("error", onOutputError);
+  process.stderr.on("error", onOutputError);
+  const unlessBroken = (write: (text: string) => void) => (text: string) => {
+    if (!broken) write(text);
+  };
+  main(process.argv.slice(2), unlessBroken((t) => console.log(t)), unlessBroken((t) => console.error(t))).then((code) => {
+    process.exitCode = broken ? 0 : code;
   });
 }

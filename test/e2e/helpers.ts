@@ -1,5 +1,5 @@
 /** Shared pieces of the end-to-end tests: fixture command lines and process checks. */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { McpClient, type McpClientOptions } from "../../src/mcp/client.ts";
@@ -74,4 +74,27 @@ export async function connectFixture(
     throw err;
   }
   return { client, transport };
+}
+
+/** Pids of every live process below `pid` (children, grandchildren, ...), read from /proc (Linux). */
+export function descendants(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces): state, ppid, ...
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parentOf.set(Number(entry), ppid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  for (let frontier = [pid]; frontier.length > 0; ) {
+    const next = [...parentOf].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
+    found.push(...next);
+    frontier = next;
+  }
+  return found.filter((p) => alive(p));
 }

@@ -1,12 +1,12 @@
 /**
- * `mcp-bridge demo`: the main job on an embedded default. Starts the fixture servers in
- * parallel (one of them deliberately broken), prints what each offers, calls one tool, and
- * shuts everything down.
+ * `mcp-bridge demo`: the main job on an embedded default. Starts the demo servers
+ * (demo-server.ts, part of the package) in parallel, and one that cannot start, prints what
+ * each offers, calls one tool, and shuts everything down.
  */
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { Tool } from "../mcp/types.ts";
 import { connectStdio, type ConnectedServer } from "./connect.ts";
-import { fixtureCommand, repoRoot } from "./fixtures.ts";
+import { nodeCommand } from "../util/node-command.ts";
 import { oneLine, table } from "./format.ts";
 import { renderResult } from "./inspect.ts";
 
@@ -17,9 +17,13 @@ interface DemoServer {
 
 /** The embedded default: what an editor might send, including one server that cannot start. */
 function defaultServers(): DemoServer[] {
+  const demoServer = (args: string[]): string[] => {
+    const { command, args: all } = nodeCommand(import.meta.url, "./demo-server", args);
+    return [command, ...all];
+  };
   return [
-    { name: "echo", command: fixtureCommand("echo.ts") },
-    { name: "many-tools", command: fixtureCommand("faulty.ts", ["--tools", "12"]) },
+    { name: "echo", command: demoServer(["echo"]) },
+    { name: "many-tools", command: demoServer(["many-tools", "12"]) },
     { name: "broken", command: ["mcp-bridge-no-such-server"] },
   ];
 }
@@ -33,7 +37,7 @@ interface Outcome {
 
 async function start(server: DemoServer): Promise<Outcome> {
   try {
-    const connected = await connectStdio({ command: server.command, name: server.name, cwd: repoRoot(), timeoutMs: 10_000 });
+    const connected = await connectStdio({ command: server.command, name: server.name, timeoutMs: 10_000 });
     const tools = await connected.client.listTools();
     return { server, connected, tools };
   } catch (err) {

@@ -1,0 +1,128 @@
+/**
+ * The package as a user gets it: packed by `npm pack` from a copy of the checkout that has no
+ * `dist/` (so the pack must build it itself, through the `prepare` script), installed with
+ * `npm i` of the tarball into a scratch project, and run through its bin with plain `node`:
+ * no tsx, no `fixtures/`, nothing of the checkout. A green suite in the checkout proves nothing
+ * about the tarball.
+ */
+import assert from "node:assert/strict";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { reap, ROOT, waitGone } from "../e2e/helpers.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-package-"));
+const stage = join(dir, "checkout");
+const app = join(dir, "app");
+const bin = join(app, "node_modules", ".bin", "mcp-bridge");
+
+/**
+ * The environment of a user's shell: this test's Node first on PATH (the bin's `#!/usr/bin/env
+ * node` finds it), and nothing of the test runner (no loader in NODE_OPTIONS, no `npm_*`
+ * settings of an outer `npm test`).
+ */
+const env: Record<string, string> = {};
+for (const [name, value] of Object.entries(process.env)) {
+  if (value !== undefined && name !== "NODE_OPTIONS" && !name.toLowerCase().startsWith("npm_")) env[name] = value;
+}
+env.PATH = [dirname(process.execPath), process.env.PATH ?? "/usr/bin:/bin"].join(delimiter);
+
+function run(command: string, args: string[], cwd: string): SpawnSyncReturns<string> {
+  const result = spawnSync(command, args, { cwd, env, encoding: "utf8", timeout: 120_000 });
+  if (result.error) throw result.error;
+  return result;
+}
+
+/** The pids of the server below, as it records them (one line each). */
+const pidFile = join(dir, "server-pids");
+
+/** An MCP server a user would write against the installed package's narrow subpaths. */
+const USER_SERVER = `
+import { appendFileSync } from "node:fs";
+import { McpServer } from "mcp-bridge/server";
+import { StdioServerTransport } from "mcp-bridge/transport/stdio-server";
+appendFileSync(${JSON.stringify(pidFile)}, process.pid + "\\n");
+const server = new McpServer({ name: "user-echo", version: "1.0.0" });
+server.tool(
+  { name: "echo", description: "Returns its text.", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+  (args) => ({ content: [{ type: "text", text: String(args.text) }] }),
+);
+const session = await server.connect(new StdioServerTransport());
+session.onclose = () => void server.close();
+`;
+
+describe("the packed and installed package", { timeout: 300_000 }, () => {
+  let packed: { filename: string; files: { path: string }[] };
+
+  before(() => {
+    // A checkout without dist/: what pack sees in a fresh clone. node_modules is the
+    // checkout's (tsc for the build); it is never packed.
+    mkdirSync(stage);
+    for (const entry of ["package.json", "tsconfig.json", "tsconfig.build.json", "README.md", "LICENSE", "src"]) {
+      cpSync(join(ROOT, entry), join(stage, entry), { recursive: true });
+    }
+    symlinkSync(join(ROOT, "node_modules"), join(stage, "node_modules"), "dir");
+    const pack = run("npm", ["pack", "--json", "--pack-destination", dir], stage);
+    assert.equal(pack.status, 0, pack.stderr);
+    [packed] = JSON.parse(pack.stdout) as (typeof packed)[];
+
+    mkdirSync(app);
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
+    writeFileSync(join(app, "server.js"), USER_SERVER);
+    const install = run("npm", ["i", "--offline", "--no-audit", "--no-fund", join(dir, packed.filename)], app);
+    assert.equal(install.status, 0, install.stderr);
+  });
+
+  after(() => {
+    for (const pid of readPids()) reap(pid);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the tarball holds the built CLI and demo servers, and nothing of the checkout besides", () => {
+    const paths = packed.files.map((f) => f.path);
+    for (const built of ["dist/src/cli/main.js", "dist/src/cli/demo-server.js", "dist/src/index.js", "dist/src/index.d.ts"]) {
+      assert.ok(paths.includes(built), `${built} is missing from the tarball`);
+    }
+    assert.deepEqual(paths.filter((p) => !p.startsWith("dist/src/")).sort(), ["LICENSE", "README.md", "package.json"]);
+    // No loader and no devDependency came along: the app has the package and nothing else.
+    assert.deepEqual(readdirSync(join(app, "node_modules")).filter((n) => !n.startsWith(".")), ["mcp-bridge"]);
+  });
+
+  test("npx mcp-bridge --help prints the usage and exits 0", () => {
+    const help = run("npx", ["--offline", "mcp-bridge", "--help"], app);
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /^usage:\n {2}mcp-bridge demo\n/);
+  });
+
+  test("demo runs its embedded servers with plain node, calls one, and stops them", async () => {
+    const demo = run(bin, ["demo"], app);
+    assert.equal(demo.status, 0, `${demo.stdout}\n${demo.stderr}`);
+    assert.match(demo.stdout, /echo\s+stdio\s+ready\s+2025-11-25/);
+    assert.match(demo.stdout, /many-tools\s+stdio\s+ready/);
+    assert.match(demo.stdout, /-> hello from mcp-bridge/);
+    const pids = /pids ([\d, ]+)\)/.exec(demo.stdout)![1]!.split(", ").map(Number);
+    assert.equal(pids.length, 2);
+    for (const pid of pids) assert.equal(await waitGone(pid), true, `demo server ${pid} outlived the demo`);
+  });
+
+  test("inspect reaches a server written against the installed subpaths, and stops it", async () => {
+    const inspect = run(bin, ["inspect", "--json", "--", process.execPath, join(app, "server.js")], app);
+    assert.equal(inspect.status, 0, inspect.stderr);
+    const info = JSON.parse(inspect.stdout) as { serverInfo: { name: string }; tools: { name: string }[] };
+    assert.equal(info.serverInfo.name, "user-echo");
+    assert.deepEqual(info.tools.map((t) => t.name), ["echo"]);
+    const [pid] = readPids();
+    assert.ok(pid !== undefined, "the server recorded its pid");
+    assert.equal(await waitGone(pid), true, `server ${pid} outlived inspect`);
+  });
+});
+
+function readPids(): number[] {
+  try {
+    return readFileSync(pidFile, "utf8").split("\n").filter((l) => l !== "").map(Number);
+  } catch {
+    return [];
+  }
+}

@@ -80,7 +80,7 @@ if (isProgram()) {
   // A reader that went away (`mcp-bridge inspect ... | head -1`) breaks stdout (or stderr):
   // the next write fails with EPIPE, which unhandled kills the process with a stack trace and
   // leaves its servers' process groups behind. Instead: close every server the command
-  // opened, print nothing more, and exit 0 (docs/decisions.md NN-cli).
+  // opened, print nothing more, and exit 0, as a reader that stopped reading is not a failure.
   let broken = false;
   const onOutputError = (error: NodeJS.ErrnoException): void => {
     if (error.code !== "EPIPE") throw error;

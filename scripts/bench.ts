@@ -20,7 +20,7 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fixtureCommand, repoRoot } from "../src/cli/fixtures.ts";
+import { fixtureCommand, repoRoot } from "./bench/fixtures.ts";
 import { measureImportTime, type ImportTimeResult } from "./bench/import-time.ts";
 import { FULL_PLAN, NO_TIME_LIMIT, QUICK_PLAN, callSection, listSection, payloadSection, spawnSection, type ForkRunners, type Plan, type Sides } from "./bench/measure.ts";
 import { ChildLedger } from "./bench/children.ts";

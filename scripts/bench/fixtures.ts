@@ -1,6 +1,6 @@
 /**
- * Locating the fixture servers that ship in the repository, for the demo and the benchmark.
- * They are TypeScript, so they run under Node with the `tsx` loader.
+ * Locating the repository's fixture servers, for the benchmark. They are TypeScript, so they
+ * run under Node with the `tsx` loader. (The demo runs the packaged src/cli/demo-server.ts.)
  */
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -12,7 +12,7 @@ export function repoRoot(): string {
   for (;;) {
     if (existsSync(join(dir, "fixtures", "servers")) && existsSync(join(dir, "package.json"))) return dir;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error("mcp-bridge: fixtures/servers not found (the demo runs from a source checkout)");
+    if (parent === dir) throw new Error("fixtures/servers not found (the benchmark runs from a source checkout)");
     dir = parent;
   }
 }

@@ -55,6 +55,7 @@ session.onclose = () => void server.close();
 
 describe("the packed and installed package", { timeout: 300_000 }, () => {
   let packed: { filename: string; files: { path: string }[] };
+  let installOutput = "";
 
   before(() => {
     // A checkout without dist/: what pack sees in a fresh clone. node_modules is the
@@ -73,6 +74,7 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
     writeFileSync(join(app, "server.js"), USER_SERVER);
     const install = run("npm", ["i", "--offline", "--no-audit", "--no-fund", join(dir, packed.filename)], app);
     assert.equal(install.status, 0, install.stderr);
+    installOutput = install.stdout + install.stderr;
   });
 
   after(() => {
@@ -88,6 +90,8 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
     assert.deepEqual(paths.filter((p) => !p.startsWith("dist/src/")).sort(), ["LICENSE", "README.md", "package.json"]);
     // No loader and no devDependency came along: the app has the package and nothing else.
     assert.deepEqual(readdirSync(join(app, "node_modules")).filter((n) => !n.startsWith(".")), ["mcp-bridge"]);
+    // The package declares no install-time script: npm has nothing to warn about.
+    assert.doesNotMatch(installOutput, /install scripts/i);
   });
 
   test("npx mcp-bridge --help prints the usage and exits 0", () => {

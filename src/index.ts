@@ -32,7 +32,15 @@ export {
   type StdioServerOptions,
 } from "./transport/stdio.ts";
 
-export { McpClient, type McpClientOptions, type McpClientEvents, type ClientHandlers, type CallOptions } from "./mcp/client.ts";
+export {
+  McpClient,
+  UrlElicitationRequiredError,
+  type McpClientOptions,
+  type McpClientEvents,
+  type ClientHandlers,
+  type ElicitationContext,
+  type CallOptions,
+} from "./mcp/client.ts";
 export { McpServer, ServerSession, type McpServerOptions, type ToolHandler, type ToolContext, type Registration } from "./mcp/server.ts";
 export {
   SUPPORTED_PROTOCOL_VERSIONS,

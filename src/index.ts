@@ -80,6 +80,7 @@ export type {
   ConnectionEvents,
 } from "./manager/events.ts";
 export type { AuditRecord, AuditOutcome, AuditArgsMode } from "./manager/audit.ts";
+export type { ClientFeatures, ServerRequestContext } from "./manager/client-features.ts";
 export {
   ManagerError,
   type ManagerErrorCode,

@@ -169,7 +169,7 @@ export {
   type TransportKind,
   type TrustLevel,
 } from "./config/parse.ts";
-export { discoverConfigs, WORKSPACE_CONFIG_FILES, type DiscoverOptions, type DiscoveryResult } from "./config/discovery.ts";
+export { defaultGlobalConfigDir, discoverConfigs, WORKSPACE_CONFIG_FILES, type DiscoverOptions, type DiscoveryResult } from "./config/discovery.ts";
 export {
   resolveSecrets,
   registerSecretResolver,

@@ -32,7 +32,15 @@ export {
   type StdioServerOptions,
 } from "./transport/stdio.ts";
 
-export { McpClient, type McpClientOptions, type McpClientEvents, type ClientHandlers, type CallOptions } from "./mcp/client.ts";
+export {
+  McpClient,
+  UrlElicitationRequiredError,
+  type McpClientOptions,
+  type McpClientEvents,
+  type ClientHandlers,
+  type ElicitationContext,
+  type CallOptions,
+} from "./mcp/client.ts";
 export { McpServer, ServerSession, type McpServerOptions, type ToolHandler, type ToolContext, type Registration } from "./mcp/server.ts";
 export {
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -72,6 +80,7 @@ export type {
   ConnectionEvents,
 } from "./manager/events.ts";
 export type { AuditRecord, AuditOutcome, AuditArgsMode } from "./manager/audit.ts";
+export type { ClientFeatures, ServerRequestContext } from "./manager/client-features.ts";
 export {
   ManagerError,
   type ManagerErrorCode,
@@ -160,7 +169,7 @@ export {
   type TransportKind,
   type TrustLevel,
 } from "./config/parse.ts";
-export { discoverConfigs, WORKSPACE_CONFIG_FILES, type DiscoverOptions, type DiscoveryResult } from "./config/discovery.ts";
+export { defaultGlobalConfigDir, discoverConfigs, WORKSPACE_CONFIG_FILES, type DiscoverOptions, type DiscoveryResult } from "./config/discovery.ts";
 export {
   resolveSecrets,
   registerSecretResolver,

@@ -68,7 +68,11 @@ export class ScriptedAgent implements Agent {
     return { sessionId };
   }
 
-  /** A scripted agent has no history to replay: loading restarts the session's servers. */
+  /**
+   * A scripted agent has no history to replay. Loading a session that is open keeps the servers
+   * whose config did not change (and all of them without `mcpServers`); loading a closed one
+   * starts its servers again.
+   */
   async loadSession(params: LoadSessionRequest): Promise<Record<string, never>> {
     if (!this.known.has(params.sessionId)) throw sessionNotFound(params.sessionId);
     await this.sessions.open(params.sessionId, params);
@@ -76,8 +80,9 @@ export class ScriptedAgent implements Agent {
     return {};
   }
 
+  /** Like {@link loadSession}: without history, resuming and loading are the same. */
   async resumeSession(params: ResumeSessionRequest): Promise<Record<string, never>> {
-    return this.loadSession({ ...params, mcpServers: params.mcpServers ?? [] });
+    return this.loadSession(params);
   }
 
   async closeSession(params: CloseSessionRequest): Promise<Record<string, never>> {

@@ -327,8 +327,9 @@ function readNewSession(p: Record<string, unknown>): NewSessionRequest {
   return { ...p, cwd: readCwd(p), mcpServers: readServers(p, true) } as NewSessionRequest;
 }
 
+/** `mcpServers` is required by the schema; tolerated absent (as in resume): the session keeps its servers. */
 function readLoadSession(p: Record<string, unknown>): LoadSessionRequest {
-  return { ...p, sessionId: readString(p, "sessionId"), cwd: readCwd(p), mcpServers: readServers(p, true) } as LoadSessionRequest;
+  return readResumeSession(p);
 }
 
 function readResumeSession(p: Record<string, unknown>): ResumeSessionRequest {

@@ -13,7 +13,14 @@ export {
   type AcpAgentConnectionOptions,
   type AcpRequestContext,
 } from "./connection.ts";
-export { AcpMcpSessions, type AcpMcpSessionsOptions, type McpOverAcpHook } from "./sessions.ts";
+export {
+  AcpMcpSessions,
+  type AcpClientFeatures,
+  type AcpMcpSessionsOptions,
+  type McpOverAcpHook,
+  type SessionRequestContext,
+  type SessionServersRequest,
+} from "./sessions.ts";
 export { ScriptedAgent, SCRIPTED_AGENT_INFO } from "./agent.ts";
 export { toolKind } from "./content.ts";
 export { PERMISSION_OPTIONS } from "./tool-calls.ts";

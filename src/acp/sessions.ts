@@ -24,18 +24,26 @@
  *   failed, and asks the editor before the first call of a tool of an `untrusted` server.
  */
 import type { BridgedResult, BridgedTool } from "../bridge/types.ts";
-import { discoverConfigs } from "../config/discovery.ts";
-import { parseAcpMcpServers } from "../config/parse-acp.ts";
-import type { ConfigProblem, McpServerConfig, ResolvedServerConfig, TrustLevel } from "../config/types.ts";
+import type { McpServerConfig, ResolvedServerConfig, TrustLevel } from "../config/types.ts";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { McpManager, type McpManagerOptions, type ServerStatus } from "../manager/manager.ts";
 import type { StateChange } from "../manager/events.ts";
-import type { TransportFactory } from "../manager/transport-factory.ts";
+import { createTransport, type TransportFactory } from "../manager/transport-factory.ts";
 import type { ReadResourceResult } from "../mcp/types.ts";
-import { invalidParams, sessionNotFound, type AcpAgentConnection } from "./connection.ts";
+import { sessionNotFound, type AcpAgentConnection } from "./connection.ts";
 import { textBlock } from "./content.ts";
+import {
+  planServers,
+  serverChanges,
+  sessionClientFeatures,
+  type AcpClientFeatures,
+  type ServerPlan,
+  type SessionServersRequest,
+} from "./session-servers.ts";
 import { SessionToolCalls, type ToolCallSession } from "./tool-calls.ts";
 import type { AgentCapabilities, SessionUpdate } from "./types.ts";
+
+export type { AcpClientFeatures, SessionRequestContext, SessionServersRequest } from "./session-servers.ts";
 
 /** The hook an MCP-over-ACP binding fills in (see issue 5 section 4). */
 export interface McpOverAcpHook {
@@ -58,14 +66,26 @@ export interface AcpMcpSessionsOptions {
   agentServers?: McpServerConfig[];
   /** Trust of the servers an editor sends (command lookup, approval). Default `trusted`. */
   clientServersTrust?: TrustLevel;
+  /**
+   * Directory of global config files (`*.json`, any format the config parsers take), which
+   * may grant trust; `false` reads none. Default `$XDG_CONFIG_HOME/mcp-bridge`, else
+   * `~/.config/mcp-bridge`.
+   */
+  globalConfigDir?: string | false;
+  /**
+   * Read `.mcp.json` and `.mcp-bridge.json` in the session's `cwd` (their servers stay
+   * `untrusted`, docs/decisions.md 17). Default true.
+   */
+  workspaceConfig?: boolean;
   /** Mark the text of the servers an editor sends as untrusted content. Default true. */
   wrapClientServers?: boolean;
   /** Longest `open` waits for servers to start, ms. Default 10 000. */
   startupTimeoutMs?: number;
   /** Longest the first `ready` waits for servers still starting, ms. Default 10 000. */
   firstPromptWaitMs?: number;
-  /** Options of every session's manager; `approve` and `redactor` are the session's own. */
-  manager?: Omit<McpManagerOptions, "approve" | "redactor">;
+  /** Options of every session's manager; `approve`, `redactor` and `clientFeatures` are the session's own. */
+  manager?: Omit<McpManagerOptions, "approve" | "redactor" | "clientFeatures">;
+  clientFeatures?: AcpClientFeatures;
   /** Diagnostics (one line each, secrets redacted); never protocol output. */
   log?: (line: string) => void;
   mcpOverAcp?: McpOverAcpHook;
@@ -82,14 +102,20 @@ class OpenSession implements ToolCallSession {
   private closed = false;
   private queued: SessionUpdate[] = [];
 
+  /** Set by `open` before the manager starts anything; a reload replaces it. */
+  plan: ServerPlan = { entries: [], servers: [], trust: new Map(), fromClient: new Set(), roots: [] };
+
   constructor(
     readonly id: string,
     readonly manager: McpManager,
-    readonly trust: ReadonlyMap<string, TrustLevel>,
     private readonly connection: AcpAgentConnection,
     readonly log: (line: string) => void,
   ) {
     this.calls = new SessionToolCalls(this, connection);
+  }
+
+  get trust(): ReadonlyMap<string, TrustLevel> {
+    return this.plan.trust;
   }
 
   turnSignal(): AbortSignal {
@@ -125,6 +151,8 @@ export class AcpMcpSessions {
   private readonly sessions = new Map<string, OpenSession>();
   private readonly log: (line: string) => void;
   private readonly closing = new Set<Promise<unknown>>();
+  /** The last `open` of each session id, settled or not: the next one waits for it. */
+  private readonly opening = new Map<string, Promise<void>>();
   /** Set once the connection ended: no session may start after that. */
   private ended = false;
 
@@ -162,63 +190,76 @@ export class AcpMcpSessions {
 
   /**
    * Starts the servers of a session (`session/new`, `load` or `resume`): the editor's
-   * `mcpServers` merged with the agent's own. An open session of the same id is replaced.
-   * Throws `-32602` for malformed entries; resolves within `startupTimeoutMs` whatever the
-   * servers do.
+   * `mcpServers` merged with the agent's own and with the config files of the global directory
+   * and of `cwd`. For a session already open (a `load` or `resume`) only what changed moves:
+   * servers whose config is the same keep running, changed and removed ones stop, new ones
+   * start; without `mcpServers` the editor's previous list stays. Throws `-32602` for
+   * malformed entries, before anything changes; resolves within `startupTimeoutMs` whatever
+   * the servers do. Calls for one session id run one after the other.
    */
-  async open(sessionId: string, request: { cwd: string; mcpServers?: readonly unknown[] }): Promise<void> {
-    const hook = this.options.mcpOverAcp;
-    const entries = request.mcpServers ?? [];
-    const claimed = hook === undefined ? [] : entries.filter((e) => hook.claims(e));
-    const plain = entries.map((e, i) => ({ e, i })).filter(({ e }) => !claimed.includes(e));
-    const parsed = parseAcpMcpServers(plain.map(({ e }) => e));
-    const problems = parsed.problems.map((p) => ({ ...p, path: `/mcpServers${reindex(p.path, plain.map(({ i }) => i))}` }));
-    const errors = problems.filter((p) => p.severity === "error");
-    if (errors.length > 0) {
-      const list = errors.map((p) => `${p.path}: ${p.message}`).join("; ");
-      throw invalidParams(`mcpServers: ${list}`, { problems: errors.map(({ path, message }) => ({ path, message })) });
-    }
-    const label = `session ${short(sessionId)}`;
-    for (const p of problems) this.log(`${label}: ${p.path}: ${p.message}`);
+  open(sessionId: string, request: SessionServersRequest): Promise<void> {
+    const run = (this.opening.get(sessionId) ?? Promise.resolve()).then(() => this.openNow(sessionId, request));
+    const settled = run.catch(() => undefined);
+    this.opening.set(sessionId, settled);
+    void settled.then(() => this.opening.get(sessionId) === settled && this.opening.delete(sessionId));
+    return run;
+  }
 
-    await this.close(sessionId);
-    const trust = this.options.clientServersTrust ?? "trusted";
-    const fromClient = parsed.servers.map((c): McpServerConfig => ({ ...c, trust, ...(c.transport === "stdio" ? { cwd: request.cwd } : {}) }));
-    const bound = hook === undefined || claimed.length === 0 ? { servers: [] } : hook.open(sessionId, claimed);
-    const tunnelled = bound.servers.map((c) => (c.trust === undefined ? { ...c, trust } : c));
-    const merged = await discoverConfigs({
-      agentServers: this.options.agentServers,
-      sessionServers: [...fromClient, ...tunnelled],
-      log: (line) => this.log(`${label}: ${line}`),
-    });
-    for (const p of merged.problems) this.log(`${label}: ${describe(p)}`);
-    const clientNames = new Set(Object.keys(merged.sources).filter((name) => merged.sources[name] === "session"));
-    const wrapClient = this.options.wrapClientServers ?? true;
+  private async openNow(sessionId: string, request: SessionServersRequest): Promise<void> {
+    const label = `session ${short(sessionId)}`;
+    const log = (line: string) => this.log(`${label}: ${line}`);
+    const running = this.sessions.get(sessionId);
+    const entries = request.mcpServers ?? running?.plan.entries ?? [];
+    const plan = await planServers(sessionId, request, entries, this.options, log);
+    if (running !== undefined && this.sessions.get(sessionId) === running) return this.reload(running, plan, log);
+
     const base = this.options.manager ?? {};
+    const wrapClient = this.options.wrapClientServers ?? true;
     let session: OpenSession | undefined;
     const manager = new McpManager({
       ...base,
-      ...(bound.transportFactory === undefined ? {} : { transportFactory: bound.transportFactory }),
+      // Through the session, so that a reload can bring the factory of new tunnels.
+      transportFactory: (prepared, hooks) => (session?.plan.transportFactory ?? base.transportFactory ?? createTransport)(prepared, hooks),
       approve: (req) => session?.calls.approve(req) ?? "deny",
       untrusted: {
         ...base.untrusted,
-        wrapServer: (c: ResolvedServerConfig) => c.trust === "untrusted" || (wrapClient && clientNames.has(c.name)),
+        wrapServer: (c: ResolvedServerConfig) => c.trust === "untrusted" || (wrapClient && session?.plan.fromClient.has(c.name) === true),
       },
+      clientFeatures: sessionClientFeatures(sessionId, this.options.clientFeatures, () => session?.plan),
     });
-    const trustOf = new Map(merged.servers.map((c) => [c.name, c.trust ?? "untrusted"] as const));
-    session = new OpenSession(sessionId, manager, trustOf, this.connection, (line) => this.log(`${label}: ${line}`));
+    session = new OpenSession(sessionId, manager, this.connection, log);
+    session.plan = plan;
     this.sessions.set(sessionId, session);
     if (this.ended) {
       await this.close(sessionId);
       throw new BridgeError("CLOSED", "the ACP connection ended while the session was starting");
     }
     this.watch(session, label);
-    const connecting = manager.connect(merged.servers).catch((err: unknown) => this.log(`${label}: connect failed: ${errorMessage(err)}`));
-    await withTimeout(connecting, this.options.startupTimeoutMs ?? 10_000);
+    await this.start(session, plan.servers);
     // The answer to session/new is written before this runs: updates about a session must not
     // reach the editor before its id does.
     const opened = session;
     setImmediate(() => opened.announce());
+  }
+
+  /** A `load` or `resume` of an open session: stop what went or changed, start what is new. */
+  private async reload(s: OpenSession, plan: ServerPlan, log: (line: string) => void): Promise<void> {
+    const { stop, start, kept } = serverChanges(s.plan.servers, plan.servers);
+    const rootsMoved = JSON.stringify(s.plan.roots) !== JSON.stringify(plan.roots);
+    s.plan = plan;
+    log(`reloaded: kept ${list(kept)}; stopped ${list(stop)}; starting ${list(start.map((c) => c.name))}`);
+    await Promise.all(stop.map((name) => s.manager.remove(name)));
+    if (rootsMoved) await s.manager.rootsChanged();
+    if (start.length > 0) {
+      s.waited = false;
+      await this.start(s, start);
+    }
+  }
+
+  /** Starts servers, waiting for them at most `startupTimeoutMs`. */
+  private async start(s: OpenSession, servers: McpServerConfig[]): Promise<void> {
+    const connecting = s.manager.connect(servers).catch((err: unknown) => s.log(`connect failed: ${errorMessage(err)}`));
+    await withTimeout(connecting, this.options.startupTimeoutMs ?? 10_000);
   }
 
   /**
@@ -341,16 +382,8 @@ export class AcpMcpSessions {
   }
 }
 
-/** `/3/name` of a filtered list back to the index in the original list. */
-function reindex(path: string, indexes: readonly number[]): string {
-  const m = /^\/(\d+)(.*)$/.exec(path);
-  if (m === null) return path;
-  const original = indexes[Number(m[1])];
-  return original === undefined ? path : `/${original}${m[2]}`;
-}
-
-function describe(p: ConfigProblem): string {
-  return `${p.severity} ${p.source ?? ""}${p.path}: ${p.message}`;
+function list(names: readonly string[]): string {
+  return names.length === 0 ? "none" : names.map((n) => JSON.stringify(n)).join(", ");
 }
 
 function short(sessionId: string): string {

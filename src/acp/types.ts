@@ -147,7 +147,8 @@ export interface NewSessionResponse {
 export interface LoadSessionRequest {
   sessionId: string;
   cwd: string;
-  mcpServers: McpServer[];
+  /** Required by the schema; this library tolerates it absent, meaning "keep the session's servers". */
+  mcpServers?: McpServer[];
   additionalDirectories?: string[];
   _meta?: Meta;
 }

@@ -13,13 +13,24 @@
  * bad input. An entry with errors is dropped and does not remove an inherited server.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
 import { parseNativeConfig } from "./parse-native.ts";
 import { parseJsonText, parseMcpJsonFile } from "./parse-files.ts";
 import type { ConfigProblem, McpServerConfig, ParseResult } from "./types.ts";
 
 /** Workspace files looked for in `cwd`, in the order they are layered. */
 export const WORKSPACE_CONFIG_FILES: readonly string[] = [".mcp.json", ".mcp-bridge.json"];
+
+/**
+ * The global config directory: `$XDG_CONFIG_HOME/mcp-bridge`, or `~/.config/mcp-bridge` when
+ * `XDG_CONFIG_HOME` is unset, empty or relative (the XDG base directory spec ignores relative
+ * paths).
+ */
+export function defaultGlobalConfigDir(env: Readonly<Record<string, string | undefined>> = process.env, home: string = homedir()): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, ".config"), "mcp-bridge");
+}
 
 /** Config files larger than this are refused rather than read. */
 const MAX_CONFIG_FILE_BYTES = 1024 * 1024;

@@ -23,6 +23,7 @@ import { Emitter } from "../util/emitter.ts";
 import { safeJson, sameJson } from "../util/json.ts";
 import { backoffDelay, checkBackoff, type BackoffOptions } from "./backoff.ts";
 import { TtlCache } from "./cache.ts";
+import { clientFeatureOptions, forwardElicitationComplete, type ClientFeatures } from "./client-features.ts";
 import type { ConnectionEvents, ServerState, StateChange, WarningKind } from "./events.ts";
 import { ChildTracker, HealthMonitor, type HealthOptions } from "./health.ts";
 import { createTransport, prepareServer, transportPid, type PrepareOptions, type TransportFactory } from "./transport-factory.ts";
@@ -45,6 +46,8 @@ export interface ConnectionOptions extends PrepareOptions {
   shutdownGraceMs?: number;
   /** Default {@link createTransport}. */
   transportFactory?: TransportFactory;
+  /** Roots, sampling and elicitation offered to the server; each declared only when set. */
+  clientFeatures?: ClientFeatures;
 }
 
 /** One connection attempt; `dead` once it was abandoned (timeout, close). */
@@ -261,10 +264,12 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
       shutdownGraceMs: this.options.shutdownGraceMs,
     });
     const client = new McpClient({
+      ...clientFeatureOptions(this.name, this.options.clientFeatures, this.options.redactor),
       clientInfo: this.options.clientInfo,
       connectTimeoutMs: this.config.timeout,
       toolTimeoutMs: this.config.toolTimeout,
     });
+    forwardElicitationComplete(client, this.name, this.options.clientFeatures);
     ctx.client = client;
     ctx.transport = transport;
     this.children.add(transport);

@@ -303,6 +303,12 @@ export class McpManager extends Emitter<McpManagerEvents> {
     });
   }
 
+  /** Sends `notifications/roots/list_changed` to every ready server (given a `clientFeatures.roots` handler). */
+  async rootsChanged(): Promise<void> {
+    if (this.options.clientFeatures?.roots === undefined) return;
+    await Promise.all([...this.connections.values()].map((c) => c.use((client) => client.notifyRootsChanged()).catch(() => undefined)));
+  }
+
   /** Closes one server and removes it (and its tools) from the session. */
   async remove(name: string): Promise<void> {
     const connection = this.connections.get(name);

@@ -10,11 +10,12 @@
  * await client.close();
  * ```
  */
-import { BridgeError } from "../jsonrpc/errors.ts";
+import { BridgeError, ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { JsonRpcParams } from "../jsonrpc/message.ts";
-import { JsonRpcPeer, type PeerOptions, type ProgressInfo, type RequestContext } from "../jsonrpc/peer.ts";
+import { JsonRpcPeer } from "../jsonrpc/peer.ts";
 import type { Transport } from "../transport/transport.ts";
 import { Emitter } from "../util/emitter.ts";
+import type { CallOptions, ElicitationContext, McpClientEvents, McpClientOptions } from "./client-types.ts";
 import type { StructuredContentChecker } from "./output-check.ts";
 import { collectPages, type PageLimits } from "./paging.ts";
 import type {
@@ -23,8 +24,8 @@ import type {
   CompleteRequestParams,
   CompleteResult,
   CreateMessageRequestParams,
-  CreateMessageResult,
   ElicitRequestParams,
+  ElicitRequestURLParams,
   ElicitResult,
   GetPromptResult,
   Implementation,
@@ -35,63 +36,49 @@ import type {
   ReadResourceResult,
   Resource,
   ResourceTemplate,
-  Root,
   ServerCapabilities,
   Tool,
 } from "./types.ts";
 import { isCallToolResult, isInitializeResult } from "./types.ts";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, allowsBatches } from "./versions.ts";
 
-/** Handlers for requests a server may send; each capability is declared only when set. */
-export interface ClientHandlers {
-  roots?: (ctx: RequestContext) => Root[] | Promise<Root[]>;
-  sampling?: (params: CreateMessageRequestParams, ctx: RequestContext) => CreateMessageResult | Promise<CreateMessageResult>;
-  elicitation?: (params: ElicitRequestParams, ctx: RequestContext) => ElicitResult | Promise<ElicitResult>;
-}
+export type { CallOptions, ClientHandlers, ElicitationContext, McpClientEvents, McpClientOptions } from "./client-types.ts";
 
-export interface McpClientOptions {
-  /** Default `{ name: "mcp-bridge", version: "0.1.0" }`. */
-  clientInfo?: Implementation;
-  /** Version offered in `initialize`. Default: the latest we speak. */
-  protocolVersion?: string;
-  /** Versions accepted in the server's answer. Default: all we speak. */
-  supportedVersions?: readonly string[];
-  /** Time allowed for the handshake, ms. Default 30 000. */
-  connectTimeoutMs?: number;
-  /** Default request timeout, ms. Default 60 000. */
-  requestTimeoutMs?: number;
-  /** Default `tools/call` timeout, ms. Default 120 000. */
-  toolTimeoutMs?: number;
-  /** Limits for following `nextCursor`. Default 100 pages, 10 000 items. */
-  pageLimits?: Partial<PageLimits>;
-  /** Validate `structuredContent` against the tool's `outputSchema`. Default true. */
-  validateStructuredContent?: boolean;
-  handlers?: ClientHandlers;
-  /** Elicitation modes declared when an elicitation handler is set. Default form and url. */
-  elicitationModes?: { form?: boolean; url?: boolean };
-  /** Declare `roots.listChanged` (the app then calls {@link McpClient.notifyRootsChanged}). */
-  rootsListChanged?: boolean;
-  peerOptions?: PeerOptions;
-}
+/**
+ * A request the server refused with -32042 (URL elicitation required) until the user completes
+ * the URL elicitations it lists. Retry the request once they are done (the client emits
+ * `elicitationComplete` when the server says so).
+ */
+export class UrlElicitationRequiredError extends RpcError {
+  /** The method of our request the server refused, e.g. `tools/call`. */
+  readonly method: string;
+  /** The URL elicitations the server listed (malformed ones left out, at most 8). */
+  readonly elicitations: ElicitRequestURLParams[];
+  /** The elicitation handler's answer to each, in order; undefined when no handler ran. */
+  readonly outcomes: ElicitResult[] | undefined;
 
-/** Events raised by {@link McpClient}. */
-export interface McpClientEvents {
-  toolsListChanged: void;
-  resourcesListChanged: void;
-  promptsListChanged: void;
-  resourceUpdated: { uri: string };
-  log: LoggingMessageNotificationParams;
-  close: Error | undefined;
-  error: Error;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-  onProgress?: (progress: ProgressInfo) => void;
+  constructor(method: string, cause: RpcError, elicitations: ElicitRequestURLParams[], outcomes?: ElicitResult[]) {
+    const hosts = [...new Set(elicitations.map((e) => hostOf(e.url)))].join(", ");
+    const asked =
+      outcomes !== undefined ? `the user answered ${outcomes.map((o) => o.action).join(", ")}` : elicitations.length === 0 ? "none was listed" : "none was shown to the user (no elicitation handler with URL mode)";
+    super(
+      ErrorCode.UrlElicitationRequired,
+      `${method}: the server requires ${elicitations.length} URL elicitation(s) first${hosts === "" ? "" : ` (${hosts})`}: ${cause.message}; ${asked}; retry once completed`,
+      cause.data,
+    );
+    this.name = "UrlElicitationRequiredError";
+    this.method = method;
+    this.elicitations = elicitations;
+    this.outcomes = outcomes;
+  }
 }
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-bridge", version: "0.1.0" };
+
+/** URL elicitation ids remembered for their completion notice; the oldest are forgotten first. */
+const MAX_OPEN_ELICITATIONS = 256;
+/** URL elicitations taken from one -32042 error; a server listing more gets the first ones shown. */
+const MAX_REQUIRED_ELICITATIONS = 8;
 
 export class McpClient extends Emitter<McpClientEvents> {
   private readonly options: McpClientOptions;
@@ -99,6 +86,8 @@ export class McpClient extends Emitter<McpClientEvents> {
   private init: InitializeResult | undefined;
   /** Created (and its module loaded) by the first listing with an output schema. */
   private outputCheck: StructuredContentChecker | undefined;
+  /** Ids of URL elicitations seen and not yet completed, oldest first. */
+  private readonly openElicitations = new Set<string>();
 
   constructor(options: McpClientOptions = {}) {
     super();
@@ -184,7 +173,7 @@ export class McpClient extends Emitter<McpClientEvents> {
         timeoutMs: options.timeoutMs ?? this.options.toolTimeoutMs ?? 120_000,
         onProgress: options.onProgress,
       })
-      .then((result) => this.checkToolResult(name, result));
+      .then((result) => this.checkToolResult(name, result), (err: unknown) => this.refused(err, "tools/call", options.signal));
   }
 
   private checkToolResult(name: string, result: unknown): CallToolResult {
@@ -250,11 +239,35 @@ export class McpClient extends Emitter<McpClientEvents> {
   }
 
   private send<T>(method: string, params: JsonRpcParams | undefined, options: CallOptions): Promise<T> {
-    return this.live().request<T>(method, params, {
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
-      onProgress: options.onProgress,
-    });
+    return this.live()
+      .request<T>(method, params, { signal: options.signal, timeoutMs: options.timeoutMs, onProgress: options.onProgress })
+      .catch((err: unknown) => this.refused(err, method, options.signal));
+  }
+
+  /**
+   * Rethrows a failure; a -32042 (URL elicitation required) becomes an
+   * {@link UrlElicitationRequiredError} after each elicitation it lists went through the
+   * elicitation handler (when one is set and URL mode is declared). Nothing is retried here:
+   * completion happens out of band and may never be announced, so the caller decides.
+   */
+  private async refused(err: unknown, method: string, signal: AbortSignal | undefined): Promise<never> {
+    if (!(err instanceof RpcError) || err.code !== ErrorCode.UrlElicitationRequired) throw err;
+    const listed = (err.data as { elicitations?: unknown } | undefined)?.elicitations;
+    // Bounded: each one may become a question to the user.
+    const elicitations = (Array.isArray(listed) ? listed : []).filter(isUrlElicitation).slice(0, MAX_REQUIRED_ELICITATIONS);
+    for (const e of elicitations) this.rememberElicitation(e.elicitationId);
+    const handler = this.options.handlers?.elicitation;
+    if (handler === undefined || !this.declaredModes().url || elicitations.length === 0) throw new UrlElicitationRequiredError(method, err, elicitations);
+    const outcomes: ElicitResult[] = [];
+    const ctx: ElicitationContext = { signal: signal ?? new AbortController().signal, requiredBy: method };
+    for (const e of elicitations) outcomes.push(await handler(e, ctx));
+    throw new UrlElicitationRequiredError(method, err, elicitations, outcomes);
+  }
+
+  private rememberElicitation(id: string): void {
+    this.openElicitations.delete(id);
+    this.openElicitations.add(id);
+    if (this.openElicitations.size > MAX_OPEN_ELICITATIONS) this.openElicitations.delete(this.openElicitations.values().next().value!);
   }
 
   private pageRequester(method: string, options: CallOptions) {
@@ -284,12 +297,17 @@ export class McpClient extends Emitter<McpClientEvents> {
     if (h.roots) caps.roots = this.options.rootsListChanged ? { listChanged: true } : {};
     if (h.sampling) caps.sampling = {};
     if (h.elicitation) {
-      const modes = this.options.elicitationModes ?? { form: true, url: true };
+      const modes = this.declaredModes();
       caps.elicitation = {};
-      if (modes.form !== false) caps.elicitation.form = {};
+      if (modes.form) caps.elicitation.form = {};
       if (modes.url) caps.elicitation.url = {};
     }
     return caps;
+  }
+
+  private declaredModes(): { form: boolean; url: boolean } {
+    const modes = this.options.elicitationModes ?? { form: true, url: true };
+    return { form: modes.form !== false, url: modes.url === true };
   }
 
   private checkInitializeResult(raw: unknown): InitializeResult {
@@ -320,8 +338,25 @@ export class McpClient extends Emitter<McpClientEvents> {
     }
     if (h.elicitation) {
       const elicit = h.elicitation;
-      peer.setRequestHandler("elicitation/create", (p, ctx) => elicit(p as ElicitRequestParams, ctx));
+      peer.setRequestHandler("elicitation/create", (p, ctx) => {
+        const params = p as ElicitRequestParams;
+        // The spec: a mode the client did not declare is -32602; a missing mode means form.
+        const mode = typeof params?.mode === "string" ? params.mode : "form";
+        if ((mode !== "form" && mode !== "url") || !this.declaredModes()[mode]) {
+          throw new RpcError(ErrorCode.InvalidParams, `elicitation/create: this client did not declare ${JSON.stringify(mode)} elicitation`);
+        }
+        if (mode === "url") {
+          if (!isUrlElicitation(params)) throw new RpcError(ErrorCode.InvalidParams, "elicitation/create: URL mode needs message, elicitationId and url strings");
+          this.rememberElicitation(params.elicitationId);
+        }
+        return elicit(params, { signal: ctx.signal, request: ctx });
+      });
     }
+    peer.setNotificationHandler("notifications/elicitation/complete", (p) => {
+      const id = (p as { elicitationId?: unknown } | undefined)?.elicitationId;
+      if (typeof id !== "string" || !this.openElicitations.delete(id)) return;
+      this.emit("elicitationComplete", { elicitationId: id });
+    });
     peer.setNotificationHandler("notifications/tools/list_changed", () => {
       this.outputCheck?.forget();
       this.emit("toolsListChanged", undefined);
@@ -335,6 +370,19 @@ export class McpClient extends Emitter<McpClientEvents> {
     peer.setNotificationHandler("notifications/message", (p) => {
       if (p && typeof p === "object") this.emit("log", p as LoggingMessageNotificationParams);
     });
+  }
+}
+
+function isUrlElicitation(v: unknown): v is ElicitRequestURLParams {
+  const e = v as Partial<ElicitRequestURLParams> | null;
+  return typeof e === "object" && e !== null && e.mode === "url" && typeof e.elicitationId === "string" && typeof e.url === "string" && typeof e.message === "string";
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "an unparsable URL";
   }
 }
 

@@ -1,8 +1,10 @@
 /** An ACP editor and agent in one process: the agent's connection and a raw peer as the editor. */
 import { AcpAgentConnection, type Agent } from "../../src/acp/connection.ts";
+import { AcpMcpSessions, type AcpMcpSessionsOptions } from "../../src/acp/sessions.ts";
 import type { SessionNotification } from "../../src/acp/types.ts";
 import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
 import { InMemoryTransport } from "../../src/transport/memory.ts";
+import { echoServer, memoryServers } from "../manager/helpers.ts";
 
 export interface Pair {
   connection: AcpAgentConnection;
@@ -54,4 +56,28 @@ export async function rpcError(promise: Promise<unknown>): Promise<{ code: numbe
     return { code: e.code, message: e.message, data: e.data };
   }
   throw new Error("the request succeeded");
+}
+
+/** AcpMcpSessions over in-process echo servers (one per server name and attempt) and an in-memory editor. */
+export async function memorySessions(options: AcpMcpSessionsOptions) {
+  const servers = memoryServers(() => echoServer());
+  const logs: string[] = [];
+  let sessions!: AcpMcpSessions;
+  const agent: Agent = { initialize: () => ({}), newSession: () => ({ sessionId: "unused" }), prompt: () => ({ stopReason: "end_turn" }), cancel: () => {} };
+  const p = await pair((conn) => {
+    sessions = new AcpMcpSessions(conn, { ...options, log: (l) => logs.push(l), manager: { transportFactory: servers.factory, processGuard: false } });
+    return agent;
+  });
+  await p.editor.request("initialize", { protocolVersion: 1 });
+  const trustOf = (id: string) => Object.fromEntries(sessions.status(id).map((s) => [s.name, s.trust]));
+  return {
+    sessions,
+    servers,
+    logs,
+    trustOf,
+    close: async () => {
+      await sessions.closeAll();
+      await p.close();
+    },
+  };
 }

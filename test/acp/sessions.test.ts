@@ -48,6 +48,9 @@ async function setup(options: AcpMcpSessionsOptions = {}, faults: Faults = {}, c
   };
   const p = await pair((conn) => {
     sessions = new AcpMcpSessions(conn, {
+      // No config files unless a test asks: the machine's own must not leak in.
+      globalConfigDir: false,
+      workspaceConfig: false,
       ...options,
       log: (l) => logs.push(l),
       manager: { transportFactory: servers.factory, processGuard: false, ...options.manager },

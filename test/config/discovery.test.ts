@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { discoverConfigs } from "../../src/config/discovery.ts";
+import { defaultGlobalConfigDir, discoverConfigs } from "../../src/config/discovery.ts";
 import type { McpServerConfig } from "../../src/config/types.ts";
 
 const SECRET = "ghp_DISCOVERY_SECRET_0042";
@@ -211,4 +211,11 @@ test("a workspace file cannot mark a server trusted", async () => {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test("the default global directory is $XDG_CONFIG_HOME/mcp-bridge, else ~/.config/mcp-bridge (a relative XDG_CONFIG_HOME is ignored)", () => {
+  assert.equal(defaultGlobalConfigDir({ XDG_CONFIG_HOME: "/x/conf" }, "/home/ada"), "/x/conf/mcp-bridge");
+  assert.equal(defaultGlobalConfigDir({}, "/home/ada"), "/home/ada/.config/mcp-bridge");
+  assert.equal(defaultGlobalConfigDir({ XDG_CONFIG_HOME: "" }, "/home/ada"), "/home/ada/.config/mcp-bridge");
+  assert.equal(defaultGlobalConfigDir({ XDG_CONFIG_HOME: "rel/conf" }, "/home/ada"), "/home/ada/.config/mcp-bridge");
 });

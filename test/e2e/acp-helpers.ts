@@ -3,6 +3,7 @@
  * JsonRpcPeer playing the editor. Its stderr is kept: the agent logs each stdio server's pid
  * there (`server "echo" ready (pid 123)`), which is how tests check that children are gone.
  */
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionNotification, SessionUpdate } from "../../src/acp/types.ts";
 import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
@@ -33,14 +34,20 @@ export function fixtureEntry(name: string, file: string, flags: string[] = [], e
   return { name, command: process.execPath, args: ["--import", TSX, join(ROOT, "fixtures", "servers", file), ...flags], env };
 }
 
-/** Starts `mcp-bridge acp-agent` with `args` and connects an editor peer (not yet initialized). */
-export async function startAgent(args: string[] = []): Promise<AgentProcess> {
+/** An `XDG_CONFIG_HOME` with no `mcp-bridge` folder: the agent reads no global config file of the machine's. */
+const NO_GLOBAL_CONFIG = join(tmpdir(), "mcp-bridge-tests-no-global-config");
+
+/**
+ * Starts `mcp-bridge acp-agent` with `args` and connects an editor peer (not yet initialized).
+ * `env` is added to the agent's environment (default `XDG_CONFIG_HOME`: a folder without config).
+ */
+export async function startAgent(args: string[] = [], env: Record<string, string> = {}): Promise<AgentProcess> {
   const stderr: string[] = [];
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ["--import", TSX, join(ROOT, "src", "cli", "main.ts"), "acp-agent", ...args],
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", XDG_CONFIG_HOME: NO_GLOBAL_CONFIG, ...env },
     onStderr: (line) => stderr.push(line),
     shutdownGraceMs: 5_000,
   });

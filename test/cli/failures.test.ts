@@ -5,6 +5,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { assertServerStopped, echoCommand, fixtureCommand, run } from "./helpers.ts";
 
 /** A stdio "server" that writes two stderr lines and never answers. */
@@ -45,11 +48,21 @@ test("timeout exits 4; the message names the server and the request and shows th
   await assertServerStopped(r.err);
 });
 
-test("a tool call that times out after the handshake exits 4 too", async () => {
-  const r = await run(["call", "--timeout", "300", "echo", '{"text":"x"}', "--", ...fixtureCommand("faulty.ts", ["--hang-calls"])]);
-  assert.equal(r.code, 4);
-  assert.match(r.err, /request "tools\/call" timed out after 300 ms \[TIMEOUT\]/);
-  await assertServerStopped(r.err);
+test("a tool call that times out after the handshake exits 4 too (the config's toolTimeout)", async () => {
+  // Through a config entry, so that the start-up keeps its own 30 s (a loaded machine may need
+  // more than the call's 300 ms to start the fixture under tsx).
+  const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-cli-failures-"));
+  try {
+    const [command, ...args] = fixtureCommand("faulty.ts", ["--hang-calls"]);
+    const config = join(dir, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { hangs: { command, args, timeout: 30_000, toolTimeout: 300 } } }));
+    const r = await run(["call", "echo", '{"text":"x"}', "--config", config, "--server", "hangs"]);
+    assert.equal(r.code, 4);
+    assert.match(r.err, /^mcp-bridge: server "hangs" \(pid \d+\): request "tools\/call" timed out after 300 ms \[TIMEOUT\]/);
+    await assertServerStopped(r.err);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("--json: a failure is one JSON line on stderr, with the server's stderr; stdout stays empty", async () => {

@@ -69,3 +69,29 @@ export function intFlag(args: ParsedArgs, name: string, fallback: number): numbe
   if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer, got ${JSON.stringify(v)}`);
   return n;
 }
+
+/** Refuses positional words beyond the first `count` (the subcommand counts as one). */
+export function onlyPositionals(args: ParsedArgs, count: number, usage: string): void {
+  const extra = args.positionals.slice(count);
+  if (extra.length > 0) throw new UsageError(`unexpected ${JSON.stringify(extra[0])}: ${usage}`);
+}
+
+/** Parses a JSON object given on the command line (tool or prompt arguments). */
+export function jsonObjectArg(raw: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    throw new UsageError(`${what} are not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError(`${what} must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+/** Prompt arguments and completion context are strings in MCP; anything else is refused here. */
+export function stringValues(value: Record<string, unknown>, what: string): Record<string, string> {
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v !== "string") throw new UsageError(`${what}: ${JSON.stringify(key)} must be a string`);
+  }
+  return value as Record<string, string>;
+}

@@ -1,15 +1,16 @@
 /**
- * How the CLI reaches a server: from `-- <command> [args...]` (stdio) or from `--url <url>`
- * (Streamable HTTP, legacy HTTP+SSE, or auto).
+ * How the CLI reaches a server: a transport for a server config (stdio, Streamable HTTP,
+ * legacy HTTP+SSE, or auto), and the handshake over it.
  */
+import type { McpServerConfig } from "../config/types.ts";
 import { McpClient } from "../mcp/client.ts";
+import type { InitializeResult } from "../mcp/types.ts";
 import { AutoHttpClientTransport } from "../transport/http-auto.ts";
 import { StreamableHttpClientTransport } from "../transport/http-client.ts";
 import { SseClientTransport } from "../transport/sse-client.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
 import type { Transport } from "../transport/transport.ts";
-import type { InitializeResult } from "../mcp/types.ts";
-import { UsageError } from "./args.ts";
+import { packageVersion } from "./version.ts";
 import { trackClient } from "./open-clients.ts";
 
 export interface ConnectedServer {
@@ -24,68 +25,63 @@ export interface ConnectedServer {
   readyMs: number;
 }
 
-export type HttpTransportChoice = "auto" | "http" | "sse";
-
-export interface UrlTarget {
-  url: string;
-  transport: HttpTransportChoice;
-  headers: Record<string, string>;
-  timeoutMs?: number;
+export interface TransportOptions {
+  /** Pass the whole environment to a stdio server, not only the minimal one plus `env`. */
+  inheritEnv?: boolean;
+  /** Where a stdio server's stderr lines go (they are kept in the transport's ring buffer too). */
+  onStderr?: (line: string) => void;
 }
 
-/** Connects to a remote server over HTTP; closes everything on failure. */
-export async function connectUrl(target: UrlTarget): Promise<ConnectedServer> {
-  const options = { url: target.url, headers: target.headers };
-  const transport =
-    target.transport === "http"
-      ? new StreamableHttpClientTransport(options)
-      : target.transport === "sse"
-        ? new SseClientTransport(options)
-        : new AutoHttpClientTransport(options);
-  const client = newClient(target.timeoutMs);
+/** The transport for a config whose secrets are resolved. Nothing starts until `connect`. */
+export function transportFor(config: McpServerConfig, options: TransportOptions = {}): Transport {
+  if (config.transport === "stdio") {
+    return new StdioClientTransport({
+      command: config.command ?? "",
+      args: config.args ?? [],
+      cwd: config.cwd,
+      env: config.env,
+      inheritEnv: options.inheritEnv,
+      name: config.name,
+      onStderr: options.onStderr,
+    });
+  }
+  const http = { url: config.url ?? "", headers: config.headers ?? {} };
+  if (config.transport === "http") return new StreamableHttpClientTransport(http);
+  if (config.transport === "sse") return new SseClientTransport(http);
+  return new AutoHttpClientTransport(http);
+}
+
+/** A client for the CLI, named after the installed version. */
+export function newClient(connectTimeoutMs: number | undefined): McpClient {
+  return trackClient(new McpClient({ clientInfo: { name: "mcp-bridge-cli", version: packageVersion() ?? "0.0.0" }, connectTimeoutMs }));
+}
+
+/**
+ * Completes the handshake over `transport`; the client closes the transport if it fails.
+ * `where` names a remote server in {@link ConnectedServer.target} (its URL, shown to people).
+ */
+export async function connectWith(client: McpClient, transport: Transport, where = ""): Promise<ConnectedServer> {
   const started = performance.now();
   const init = await client.connect(transport);
-  const chosen = transport instanceof AutoHttpClientTransport ? `auto: ${transport.selected}` : target.transport;
-  return { client, transport, pid: undefined, target: `${target.url} (${chosen})`, init, readyMs: performance.now() - started };
-}
-
-function newClient(timeoutMs: number | undefined): McpClient {
-  return trackClient(new McpClient({ clientInfo: { name: "mcp-bridge-cli", version: "0.1.0" }, connectTimeoutMs: timeoutMs }));
+  const readyMs = performance.now() - started;
+  if (transport instanceof StdioClientTransport) {
+    const target = transport.resolvedCommand ?? "";
+    return { client, transport, pid: transport.pid, target, init, readyMs };
+  }
+  const chosen = transport instanceof AutoHttpClientTransport ? `auto: ${transport.selected}` : transport instanceof SseClientTransport ? "sse" : "http";
+  return { client, transport, pid: undefined, target: `${where} (${chosen})`, init, readyMs };
 }
 
 export interface StdioTarget {
   command: string[];
   name?: string;
   cwd?: string;
-  env?: Record<string, string>;
-  inheritEnv?: boolean;
   timeoutMs?: number;
-  /** Where the server's stderr lines go (default: dropped, kept in the ring buffer). */
-  onStderr?: (line: string) => void;
 }
 
-/** Spawns the server and completes the handshake; closes everything on failure. */
-export async function connectStdio(target: StdioTarget): Promise<ConnectedServer> {
-  const [command, ...args] = target.command;
-  if (!command) throw new UsageError("no server command given after --");
-  const transport = new StdioClientTransport({
-    command,
-    args,
-    cwd: target.cwd,
-    env: target.env,
-    inheritEnv: target.inheritEnv,
-    name: target.name,
-    onStderr: target.onStderr,
-  });
-  const client = newClient(target.timeoutMs);
-  const started = performance.now();
-  const init = await client.connect(transport);
-  return {
-    client,
-    transport,
-    pid: transport.pid,
-    target: transport.resolvedCommand ?? command,
-    init,
-    readyMs: performance.now() - started,
-  };
+/** Spawns a stdio server and completes the handshake (the demo's way in). */
+export function connectStdio(target: StdioTarget): Promise<ConnectedServer> {
+  const [command = "", ...args] = target.command;
+  const transport = transportFor({ name: target.name ?? command, transport: "stdio", command, args, cwd: target.cwd });
+  return connectWith(newClient(target.timeoutMs), transport);
 }

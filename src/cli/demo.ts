@@ -8,7 +8,7 @@ import type { Tool } from "../mcp/types.ts";
 import { connectStdio, type ConnectedServer } from "./connect.ts";
 import { nodeCommand } from "../util/node-command.ts";
 import { oneLine, table } from "./format.ts";
-import { renderResult } from "./inspect.ts";
+import { renderResult } from "./render.ts";
 
 interface DemoServer {
   name: string;

@@ -1,160 +1,149 @@
 /**
- * `mcp-bridge inspect` and `mcp-bridge call`: look at, or use, any stdio MCP server.
+ * `mcp-bridge inspect`: what a server offers (info, tools with their arguments, resources,
+ * templates, prompts), laid out to fit the terminal, or all of it as JSON.
  */
-import { errorMessage } from "../jsonrpc/errors.ts";
-import type { CallToolResult, Prompt, Resource, ResourceTemplate, Tool } from "../mcp/types.ts";
-import { flag, intFlag, type ParsedArgs, UsageError } from "./args.ts";
-import { connectStdio, connectUrl, type ConnectedServer, type HttpTransportChoice } from "./connect.ts";
-import { oneLine, table } from "./format.ts";
-
-interface Io {
-  out: (text: string) => void;
-}
-
-function envFlags(args: ParsedArgs): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const pair of args.flags.get("env") ?? []) {
-    const eq = pair.indexOf("=");
-    if (eq <= 0) throw new UsageError(`--env expects NAME=value, got ${JSON.stringify(pair)}`);
-    env[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
-  return env;
-}
-
-/** Parses repeated `--header 'Name: value'` flags. */
-function headerFlags(args: ParsedArgs): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const h of args.flags.get("header") ?? []) {
-    const colon = h.indexOf(":");
-    if (colon <= 0) throw new UsageError(`--header expects 'Name: value', got a value without a name`);
-    headers[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
-  }
-  return headers;
-}
-
-async function open(args: ParsedArgs): Promise<ConnectedServer> {
-  const url = flag(args, "url");
-  const transport = flag(args, "transport");
-  if (url !== undefined) {
-    if (args.command.length > 0) throw new UsageError("give either --url or -- <command>, not both");
-    if (transport !== undefined && !["auto", "http", "sse"].includes(transport)) {
-      throw new UsageError(`--transport must be auto, http or sse, got ${JSON.stringify(transport)}`);
-    }
-    return connectUrl({
-      url,
-      transport: (transport ?? "auto") as HttpTransportChoice,
-      headers: headerFlags(args),
-      timeoutMs: intFlag(args, "timeout", 30_000),
-    });
-  }
-  if (transport !== undefined || args.flags.has("header")) throw new UsageError("--transport and --header need --url");
-  return connectStdio({
-    command: args.command,
-    env: envFlags(args),
-    inheritEnv: args.flags.has("inherit-env"),
-    timeoutMs: intFlag(args, "timeout", 30_000),
-  });
-}
+import { isPlainObject as isObject } from "../config/parse-common.ts";
+import type { Prompt, Resource, ResourceTemplate, Tool } from "../mcp/types.ts";
+import { onlyPositionals, type ParsedArgs } from "./args.ts";
+import { clip, oneLine, table, wrap } from "./format.ts";
+import type { CliIo } from "./io.ts";
+import { type OpenServer, withServer } from "./open.ts";
 
 /** A list the server may not support: a missing capability is an empty list, not an error. */
 async function optionalList<T>(supported: boolean, list: () => Promise<T[]>): Promise<T[]> {
   return supported ? list() : [];
 }
 
-export async function runInspect(args: ParsedArgs, io: Io): Promise<number> {
-  const server = await open(args);
-  try {
-    const caps = server.init.capabilities;
-    const tools = await optionalList<Tool>(caps.tools !== undefined, () => server.client.listTools());
-    const resources = await optionalList<Resource>(caps.resources !== undefined, () => server.client.listResources());
-    const templates = await optionalList<ResourceTemplate>(caps.resources !== undefined, () => server.client.listResourceTemplates());
-    const prompts = await optionalList<Prompt>(caps.prompts !== undefined, () => server.client.listPrompts());
-    if (args.flags.has("json")) {
-      io.out(JSON.stringify({
-        target: server.target,
-        protocolVersion: server.init.protocolVersion,
-        serverInfo: server.init.serverInfo,
-        capabilities: caps,
-        instructions: server.init.instructions,
-        tools,
-        resources,
-        resourceTemplates: templates,
-        prompts,
-      }, null, 2));
-      return 0;
-    }
-    const info = server.init.serverInfo;
-    io.out(`server    ${info.name} ${info.version}${info.title ? ` (${info.title})` : ""}`);
-    io.out(`target    ${server.target}`);
-    io.out(`protocol  ${server.init.protocolVersion}`);
-    io.out(`ready in  ${server.readyMs.toFixed(0)} ms`);
-    io.out(`caps      ${Object.keys(caps).join(", ") || "(none)"}`);
-    if (server.init.instructions) io.out(`notes     ${oneLine(server.init.instructions, 100)}`);
-    io.out(`\ntools (${tools.length})`);
-    if (tools.length) io.out(table(["name", "description"], tools.map((t) => [t.name, oneLine(t.description)])));
-    io.out(`\nresources (${resources.length + templates.length})`);
-    const resRows = [
-      ...resources.map((r) => [r.uri, r.mimeType ?? "", oneLine(r.name)]),
-      ...templates.map((t) => [t.uriTemplate, t.mimeType ?? "", oneLine(t.name)]),
-    ];
-    if (resRows.length) io.out(table(["uri", "type", "name"], resRows));
-    io.out(`\nprompts (${prompts.length})`);
-    if (prompts.length) {
-      io.out(table(["name", "arguments", "description"], prompts.map((p) => [
-        p.name,
-        (p.arguments ?? []).map((a) => (a.required ? a.name : `${a.name}?`)).join(", "),
-        oneLine(p.description, 60),
-      ])));
-    }
-    return 0;
-  } finally {
-    await server.client.close();
-  }
+export function runInspect(args: ParsedArgs, io: CliIo): Promise<number> {
+  onlyPositionals(args, 1, "mcp-bridge inspect <server>");
+  return withServer(args, io, (server, out) => inspect(server, args.flags.has("json"), out));
 }
 
-/** Renders a tool result for people: text as is, other blocks as one-line summaries. */
-export function renderResult(result: CallToolResult): string {
-  const lines = result.content.map((block) => {
-    switch (block.type) {
-      case "text":
-        return block.text;
-      case "image":
-      case "audio":
-        return `[${block.type} ${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes]`;
-      case "resource_link":
-        return `[link ${block.uri}]`;
-      case "resource":
-        return "text" in block.resource ? block.resource.text : `[blob ${block.resource.uri}]`;
-      default:
-        return `[${(block as { type: string }).type}]`;
+async function inspect(server: OpenServer, json: boolean, io: CliIo): Promise<number> {
+  const caps = server.init.capabilities;
+  const options = { timeoutMs: server.requestTimeoutMs };
+  const tools = await optionalList<Tool>(caps.tools !== undefined, () => server.client.listTools(options));
+  const resources = await optionalList<Resource>(caps.resources !== undefined, () => server.client.listResources(options));
+  const templates = await optionalList<ResourceTemplate>(caps.resources !== undefined, () => server.client.listResourceTemplates(options));
+  const prompts = await optionalList<Prompt>(caps.prompts !== undefined, () => server.client.listPrompts(options));
+  if (json) {
+    io.out(JSON.stringify({
+      target: server.target,
+      protocolVersion: server.init.protocolVersion,
+      serverInfo: server.init.serverInfo,
+      capabilities: caps,
+      instructions: server.init.instructions,
+      tools,
+      resources,
+      resourceTemplates: templates,
+      prompts,
+    }, null, 2));
+    return 0;
+  }
+  const width = io.columns;
+  const info = server.init.serverInfo;
+  io.out(`server    ${oneLine(`${info.name} ${info.version}${info.title ? ` (${info.title})` : ""}`, width - 10)}`);
+  io.out(`target    ${oneLine(server.target, width - 10)}`);
+  io.out(`protocol  ${server.init.protocolVersion}`);
+  io.out(`ready in  ${server.readyMs.toFixed(0)} ms`);
+  io.out(`caps      ${oneLine(Object.keys(caps).join(", ") || "(none)", width - 10)}`);
+  if (server.init.instructions) io.out(`notes     ${oneLine(server.init.instructions, width - 10)}`);
+  io.out(`\ntools (${tools.length})`);
+  if (tools.length) io.out(toolListing(tools, width));
+  io.out(`\nresources (${resources.length + templates.length})`);
+  const resRows = [
+    ...resources.map((r) => [oneLine(r.uri), oneLine(r.mimeType), oneLine(r.name)]),
+    ...templates.map((t) => [oneLine(t.uriTemplate), oneLine(t.mimeType), oneLine(t.name)]),
+  ];
+  if (resRows.length) io.out(table(["uri", "type", "name"], resRows, width));
+  io.out(`\nprompts (${prompts.length})`);
+  if (prompts.length) {
+    const rows = prompts.map((p) => [
+      oneLine(p.name),
+      oneLine((p.arguments ?? []).map((a) => (a.required ? a.name : `${a.name}?`)).join(", ")),
+      oneLine(p.description),
+    ]);
+    io.out(table(["name", "arguments", "description"], rows, width));
+  }
+  return 0;
+}
+
+/** One argument of a tool, read from its input schema. */
+export interface ToolArgument {
+  name: string;
+  type: string;
+  required: boolean;
+  description: string;
+}
+
+/** The top-level properties of a tool's input schema, in the schema's order. */
+export function toolArguments(schema: unknown): ToolArgument[] {
+  if (!isObject(schema) || !isObject(schema.properties)) return [];
+  const required = Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === "string") : [];
+  return Object.entries(schema.properties).map(([name, prop]) => ({
+    name,
+    type: typeName(prop, 0),
+    required: required.includes(name),
+    description: isObject(prop) && typeof prop.description === "string" ? prop.description : "",
+  }));
+}
+
+/** How deep `typeName` looks into `items`, `anyOf` and `oneOf` (schemas are untrusted). */
+const MAX_TYPE_DEPTH = 3;
+
+/** A short type for people: `string`, `integer[]`, `"a"|"b"`, `string|null`, `point`. */
+function typeName(schema: unknown, depth: number): string {
+  if (!isObject(schema) || depth > MAX_TYPE_DEPTH) return "any";
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join("|");
+  if ("const" in schema) return JSON.stringify(schema.const) ?? "any";
+  const { type } = schema;
+  if (type === "array") return isObject(schema.items) ? `${typeName(schema.items, depth + 1)}[]` : "array";
+  if (typeof type === "string") return type;
+  if (Array.isArray(type)) return type.filter((t) => typeof t === "string").join("|") || "any";
+  const union = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
+  if (union) return union.map((s) => typeName(s, depth + 1)).join("|") || "any";
+  if (typeof schema.$ref === "string") return schema.$ref.slice(schema.$ref.lastIndexOf("/") + 1) || "any";
+  return "any";
+}
+
+/** Widest name column, and the widest type shown before it is cut. */
+const MAX_NAME_WIDTH = 28;
+const MAX_TYPE_WIDTH = 20;
+/** Below this many columns left for a description, it goes on the lines below the name. */
+const MIN_DESCRIPTION_WIDTH = 24;
+
+/**
+ * Each tool on a line with its description (wrapped to the width, at most three lines), and
+ * its arguments indented below it: name, type, `required` or `optional`, description (cut).
+ */
+export function toolListing(tools: readonly Tool[], width: number): string {
+  const args = tools.map((t) => toolArguments(t.inputSchema));
+  const nameWidth = Math.min(
+    MAX_NAME_WIDTH,
+    Math.max(...tools.map((t) => oneLine(t.name).length), ...args.flat().map((a) => oneLine(a.name).length + 2)),
+  );
+  const typeWidth = Math.min(MAX_TYPE_WIDTH, Math.max(4, ...args.flat().map((a) => oneLine(a.type).length)));
+  const lines: string[] = [];
+  tools.forEach((tool, i) => {
+    const name = oneLine(tool.name, nameWidth);
+    const room = width - nameWidth - 2;
+    if (room >= MIN_DESCRIPTION_WIDTH) {
+      const description = wrap(tool.description, room);
+      lines.push(`${name.padEnd(nameWidth)}  ${description[0] ?? ""}`.trimEnd());
+      for (const more of description.slice(1)) lines.push(`${" ".repeat(nameWidth + 2)}${more}`);
+    } else {
+      lines.push(oneLine(tool.name, width));
+      for (const more of wrap(tool.description, Math.max(1, width - 4))) lines.push(`    ${more}`);
+    }
+    for (const arg of args[i]!) {
+      const row = [
+        `  ${oneLine(arg.name, nameWidth - 2)}`.padEnd(nameWidth),
+        oneLine(arg.type, typeWidth).padEnd(typeWidth),
+        arg.required ? "required" : "optional",
+      ].join("  ");
+      const rest = width - row.length - 2;
+      lines.push(rest > 0 && arg.description !== "" ? `${row}  ${oneLine(arg.description, rest)}` : clip(row, width));
     }
   });
-  if (result.structuredContent !== undefined) lines.push(`structured: ${JSON.stringify(result.structuredContent)}`);
   return lines.join("\n");
 }
-
-export async function runCall(args: ParsedArgs, io: Io): Promise<number> {
-  const [, tool, rawArgs = "{}"] = args.positionals;
-  if (!tool) throw new UsageError("call needs a tool name: mcp-bridge call <tool> '<json args>' -- <command>");
-  let toolArgs: unknown;
-  try {
-    toolArgs = JSON.parse(rawArgs);
-  } catch (err) {
-    throw new UsageError(`tool arguments are not valid JSON: ${errorMessage(err)}`);
-  }
-  if (typeof toolArgs !== "object" || toolArgs === null || Array.isArray(toolArgs)) {
-    throw new UsageError("tool arguments must be a JSON object");
-  }
-  const server = await open(args);
-  try {
-    await server.client.listTools().catch(() => undefined); // output schemas for validation
-    const result = await server.client.callTool(tool, toolArgs as Record<string, unknown>, {
-      timeoutMs: intFlag(args, "timeout", 120_000),
-    });
-    io.out(args.flags.has("json") ? JSON.stringify(result, null, 2) : renderResult(result));
-    return result.isError ? 1 : 0;
-  } finally {
-    await server.client.close();
-  }
-}
-

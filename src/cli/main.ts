@@ -1,34 +1,99 @@
 #!/usr/bin/env node
 /**
- * The `mcp-bridge` command line.
- *
- *   mcp-bridge demo
- *   mcp-bridge inspect [--json] (-- <command> [args...] | --url <url> [--transport auto|http|sse] [--header 'Name: value']...)
- *   mcp-bridge call [--json] <tool> '<json args>' (-- <command> [args...] | --url <url> ...)
- *   mcp-bridge acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]
+ * The `mcp-bridge` command line: look at and use any MCP server (what people use the MCP
+ * Inspector's CLI mode for), run the demo, the reference ACP agent, or the MCP-over-ACP shim.
+ * The full synopsis is {@link USAGE}; exit codes are `ExitCode` in report.ts.
  */
 import { realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { BridgeError, RpcError, errorMessage } from "../jsonrpc/errors.ts";
 import { parseArgs, UsageError } from "./args.ts";
+import type { CliIo, Terminal } from "./io.ts";
 
-const USAGE = `usage:
-  mcp-bridge demo
-  mcp-bridge inspect [--json] [--timeout ms] <server>
-  mcp-bridge call [--json] [--timeout ms] <tool> '<json args>' <server>
-  mcp-bridge acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]   the reference ACP agent on stdio
-  mcp-bridge shim <port>        stdio MCP server piped to a conductor (token in MCP_BRIDGE_SHIM_TOKEN)
-where <server> is one of
-  [--env NAME=value]... [--inherit-env] -- <command> [args...]      a stdio server
-  --url <url> [--transport auto|http|sse] [--header 'Name: value']...  a remote server`;
+const USAGE = `usage: mcp-bridge <command> [options] <server>
 
-const SPEC = { valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout"], boolean: ["json", "inherit-env", "help", "no-mcp-over-acp"] };
+commands
+  inspect                         what the server offers: tools with their arguments, resources, prompts
+  call <tool> ['<json args>']     call a tool (progress is shown on stderr when it is a terminal)
+  read <uri>                      read a resource
+  prompt <name> ['<json args>']   get a prompt; its arguments are strings: '{"name":"Ada"}'
+  complete prompt <name> <argument> [<partial value>]
+  complete resource <uri-template> <argument> [<partial value>]
+                                  values the server suggests for an argument, one per line
+  demo                            start the bundled fixture servers and call one tool
+  acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]
+                                  the reference ACP agent on stdio
+  shim <port>                     stdio MCP server piped to a conductor (token in MCP_BRIDGE_SHIM_TOKEN)
 
-/** Runs the CLI; returns the exit code. Output goes through `out`/`err` so tests can capture it. */
-export async function main(argv: readonly string[], out = (t: string) => console.log(t), err = (t: string) => console.error(t)): Promise<number> {
+<server> is one of
+  [--env NAME=value]... [--inherit-env] -- <command> [args...]        a stdio server
+  --url <url> [--transport auto|http|sse] [--header 'Name: value']...   a remote server
+  --config <file> --server <name>   an entry of a config file: Claude Desktop / Cursor "mcpServers",
+                                    VS Code "servers", or the native form
+
+options
+  --json               results as JSON on stdout; a failure as one JSON line {"error":{...}} on stderr
+  --timeout <ms>       limit for connecting and for each request
+                       (default: the config's, else connect 30000, call 120000, other requests 60000)
+  --log-level <level>  have the server send log messages at this level and above, shown on stderr
+                       (debug info notice warning error critical alert emergency)
+  --verbose            show the server's stderr and log messages on stderr as they come
+  --context '<json>'   complete: values already chosen for the other arguments
+  --version            print the version
+  --help               print this text
+
+exit codes
+  0  done
+  1  the tool returned an error (isError: true), or a failure none of the codes below names
+  2  usage or config file error; nothing was started
+  3  cannot start or reach the server (spawn failed, it exited, connection refused, 401/403)
+  4  timeout
+  5  protocol error: the server answered with a JSON-RPC error, or with something that is not MCP`;
+
+const SPEC = {
+  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context"],
+  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp"],
+};
+
+/** The process's terminal: stdout's width, and in-place progress when stderr is a terminal. */
+function processTerminal(): Terminal {
+  const columns = process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : 80;
+  if (!process.stderr.isTTY) return { columns };
+  return { columns, progress: (line) => void process.stderr.write(line === undefined ? "\r\x1b[K" : `\r\x1b[K${line}`) };
+}
+
+/** Output for the commands: a progress line on show is cleared before anything else is printed. */
+function commandIo(out: (t: string) => void, err: (t: string) => void, terminal: Terminal): CliIo {
+  let showing = false;
+  const clear = () => {
+    if (showing) terminal.progress?.(undefined);
+    showing = false;
+  };
+  const io: CliIo = { columns: terminal.columns, out: (t) => (clear(), out(t)), err: (t) => (clear(), err(t)) };
+  const { progress } = terminal;
+  if (progress) {
+    io.progress = (line) => {
+      showing = line !== undefined;
+      progress(line);
+    };
+  }
+  return io;
+}
+
+/**
+ * Runs the CLI; returns the exit code. Output goes through `out`/`err` and the terminal's
+ * facts through `terminal`, so tests can capture the one and choose the other.
+ */
+export async function main(
+  argv: readonly string[],
+  out = (t: string) => console.log(t),
+  err = (t: string) => console.error(t),
+  terminal: Terminal = processTerminal(),
+): Promise<number> {
+  const io = commandIo(out, err, terminal);
   try {
     const args = parseArgs(argv, SPEC);
     const sub = args.positionals[0];
+    if (args.flags.has("version")) return await printVersion(io);
     if (args.flags.has("help") || sub === "help" || sub === undefined) {
       out(USAGE);
       return sub === undefined && !args.flags.has("help") ? 2 : 0;
@@ -40,9 +105,15 @@ export async function main(argv: readonly string[], out = (t: string) => console
       case "demo":
         return await (await import("./demo.ts")).runDemo({ out });
       case "inspect":
-        return await (await import("./inspect.ts")).runInspect(args, { out });
+        return await (await import("./inspect.ts")).runInspect(args, io);
       case "call":
-        return await (await import("./inspect.ts")).runCall(args, { out });
+        return await (await import("./call.ts")).runCall(args, io);
+      case "read":
+        return await (await import("./read.ts")).runRead(args, io);
+      case "prompt":
+        return await (await import("./prompt.ts")).runPrompt(args, io);
+      case "complete":
+        return await (await import("./complete.ts")).runComplete(args, io);
       case "acp-agent":
         return await (await import("./acp-agent.ts")).runAcpAgent(args, { err });
       case "shim":
@@ -51,14 +122,25 @@ export async function main(argv: readonly string[], out = (t: string) => console
         throw new UsageError(`unknown command ${JSON.stringify(sub)}`);
     }
   } catch (e) {
-    if (e instanceof UsageError) {
-      err(`mcp-bridge: ${e.message}\n${USAGE}`);
-      return 2;
-    }
-    const code = e instanceof BridgeError ? ` [${e.code}]` : e instanceof RpcError ? ` [JSON-RPC ${e.code}]` : "";
-    err(`mcp-bridge: ${errorMessage(e)}${code}`);
+    const { reportFailure } = await import("./report.ts");
+    return reportFailure(e, { json: jsonRequested(argv), write: io.err, usage: USAGE });
+  }
+}
+
+/** `--json` anywhere before `--`, even when the rest of the line did not parse. */
+function jsonRequested(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+async function printVersion(io: CliIo): Promise<number> {
+  const version = (await import("./version.ts")).packageVersion();
+  if (version === undefined) {
+    io.err("mcp-bridge: version unknown: no package.json of mcp-bridge above the CLI's files (a vendored copy?)");
     return 1;
   }
+  io.out(version);
+  return 0;
 }
 
 /**

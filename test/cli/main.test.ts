@@ -2,23 +2,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { main } from "../../src/cli/main.ts";
 import { parseArgs, UsageError } from "../../src/cli/args.ts";
 import { table } from "../../src/cli/format.ts";
 import { ROOT, alive, fixture } from "../e2e/helpers.ts";
-
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, (t) => out.push(t), (t) => err.push(t));
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
-
-const echoCommand = (() => {
-  const f = fixture("echo.ts");
-  return [f.command, ...(f.args ?? [])];
-})();
+import { echoCommand, run } from "./helpers.ts";
 
 test("parseArgs splits flags, positionals and the server command; unknown flags are errors", () => {
   const a = parseArgs(["call", "--json", "echo", "{}", "--env", "A=1", "--env=B=2", "--", "node", "--json", "x"], {
@@ -67,17 +56,17 @@ test("call runs one tool; an error result exits 1; bad JSON arguments exit 2", a
   assert.match(bad.err, /not valid JSON/);
 });
 
-test("a server that cannot start or answer gives a clear error and exit 1", async () => {
+test("a server that cannot start exits 3 and one that does not answer exits 4, each with a clear error", async () => {
   const missing = await run(["inspect", "--", "mcp-bridge-test-no-such-command"]);
-  assert.equal(missing.code, 1);
+  assert.equal(missing.code, 3);
   assert.match(missing.err, /spawn "mcp-bridge-test-no-such-command" failed: ENOENT/);
   const dies = await run(["inspect", "--", process.execPath, "-e", "console.error('bad config'); process.exit(4)"]);
-  assert.equal(dies.code, 1);
+  assert.equal(dies.code, 3);
   assert.match(dies.err, /exited with code 4/);
   assert.match(dies.err, /bad config/);
   const never = fixture("faulty.ts", ["--never-reply"]);
   const silent = await run(["inspect", "--timeout", "300", "--", never.command, ...never.args!]);
-  assert.equal(silent.code, 1);
+  assert.equal(silent.code, 4);
   assert.match(silent.err, /TIMEOUT/);
 });
 
@@ -85,9 +74,10 @@ test("usage errors exit 2 with the usage text", async () => {
   const r = await run(["frobnicate"]);
   assert.equal(r.code, 2);
   assert.match(r.err, /unknown command "frobnicate"/);
+  assert.match(r.err, /exit codes/);
   const none = await run(["inspect"]);
   assert.equal(none.code, 2);
-  assert.match(none.err, /no server command/);
+  assert.match(none.err, /no server given/);
 });
 
 test("demo runs as a real process, prints servers and tools, and exits 0", () => {
@@ -103,4 +93,21 @@ test("demo runs as a real process, prints servers and tools, and exits 0", () =>
   const pids = /pids ([\d, ]+)\)/.exec(r.stdout)![1]!.split(", ").map(Number);
   assert.equal(pids.length, 2);
   for (const pid of pids) assert.equal(alive(pid), false, `demo server ${pid} must be gone`);
+});
+
+test("--help documents every exit code", async () => {
+  const r = await run(["--help"]);
+  assert.equal(r.code, 0);
+  const codes = r.out.slice(r.out.indexOf("exit codes\n")).split("\n").slice(1).map((l) => l.trim().slice(0, 3));
+  assert.deepEqual(codes, ["0  ", "1  ", "2  ", "3  ", "4  ", "5  "]);
+  assert.match(r.out, /1 {2}the tool returned an error \(isError: true\), or a failure none of the codes below names\n {2}2 {2}usage/);
+});
+
+test("the entry imports no command statically: each is imported when it runs", () => {
+  const source = readFileSync(join(ROOT, "src", "cli", "main.ts"), "utf8");
+  const staticImports = [...source.matchAll(/^import (?!type )[^;]*? from "(\.\/[^"]+)";$/gm)].map((m) => m[1]);
+  assert.deepEqual(staticImports, ["./args.ts"]);
+  for (const command of ["inspect", "call", "read", "prompt", "complete", "demo", "acp-agent", "shim"]) {
+    assert.match(source, new RegExp(`await import\\("\\./${command}\\.ts"\\)`), command);
+  }
 });

@@ -94,10 +94,15 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
     assert.doesNotMatch(installOutput, /install scripts/i);
   });
 
-  test("npx mcp-bridge --help prints the usage and exits 0", () => {
+  test("npx mcp-bridge --help prints the usage and exits 0; --version prints the package's version", () => {
     const help = run("npx", ["--offline", "mcp-bridge", "--help"], app);
     assert.equal(help.status, 0, help.stderr);
-    assert.match(help.stdout, /^usage:\n {2}mcp-bridge demo\n/);
+    assert.match(help.stdout, /^usage: mcp-bridge <command>/);
+    assert.match(help.stdout, /exit codes/);
+    const version = run("npx", ["--offline", "mcp-bridge", "--version"], app);
+    assert.equal(version.status, 0, version.stderr);
+    const ours = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    assert.equal(version.stdout.trim(), ours.version);
   });
 
   test("demo runs its embedded servers with plain node, calls one, and stops them", async () => {

@@ -1,7 +1,10 @@
 /** The CLI reaching remote servers with --url: Streamable HTTP, legacy SSE, auto, and auth errors. */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { main } from "../../src/cli/main.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { run } from "./helpers.ts";
 import { StreamableHttpServer } from "../../src/transport/http-server.ts";
 import { SseServer } from "../../src/transport/sse-server.ts";
 import { createEchoServer } from "../../fixtures/servers/echo.ts";
@@ -24,13 +27,6 @@ after(async () => {
   await Promise.all([streamable.close(), guarded.close(), legacy.close()]);
   await echo.close();
 });
-
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, (t) => out.push(t), (t) => err.push(t));
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 test("inspect --url over Streamable HTTP (explicit and auto)", async () => {
   for (const transport of ["http", "auto"]) {
@@ -57,9 +53,9 @@ test("headers are sent: a bearer token opens a guarded server", async () => {
   assert.match(r.out, /^in$/m);
 });
 
-test("a 401 prints the status and the challenge, exits 1, and never echoes the token", async () => {
+test("a 401 prints the status and the challenge, exits 3 (cannot connect), and never echoes the token", async () => {
   const r = await run(["inspect", "--url", guardedUrl, "--header", "Authorization: Bearer wrong-token-xyz"]);
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 3);
   assert.match(r.err, /HTTP 401/);
   assert.match(r.err, /WWW-Authenticate: scheme Bearer/);
   assert.match(r.err, /AUTH_FAILED/);
@@ -71,6 +67,23 @@ test("--url usage errors", async () => {
   assert.equal((await run(["inspect", "--url", httpUrl, "--", "node"])).code, 2);
   assert.equal((await run(["inspect", "--header", "A: b", "--", "node"])).code, 2);
   const unreachable = await run(["inspect", "--url", "http://127.0.0.1:9/mcp", "--transport", "http"]);
-  assert.equal(unreachable.code, 1);
+  assert.equal(unreachable.code, 3);
   assert.match(unreachable.err, /ECONNREFUSED|connect/);
+});
+
+test("--config picks a remote entry: its url, type and headers (a secret:// bearer token) are used", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-cli-remote-"));
+  try {
+    process.env.MCP_BRIDGE_CLI_REMOTE_TOKEN = "s3cret-token-value";
+    const config = join(dir, "mcp.json");
+    writeFileSync(config, JSON.stringify({
+      mcpServers: {
+        guarded: { type: "http", url: guardedUrl, headers: { Authorization: "Bearer secret://env/MCP_BRIDGE_CLI_REMOTE_TOKEN" } },
+      },
+    }));
+    const r = await run(["call", "echo", '{"text":"via config"}', "--config", config, "--server", "guarded"]);
+    assert.deepEqual(r, { code: 0, out: "via config", err: "" });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

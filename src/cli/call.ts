@@ -1,0 +1,41 @@
+/**
+ * `mcp-bridge call <tool> ['<json args>']`: calls one tool and prints its result. Progress the
+ * server reports is shown on one line of stderr that is rewritten in place, only when stderr
+ * is a terminal.
+ */
+import type { ProgressInfo } from "../jsonrpc/peer-types.ts";
+import type { CallToolResult } from "../mcp/types.ts";
+import { jsonObjectArg, onlyPositionals, type ParsedArgs, UsageError } from "./args.ts";
+import { oneLine } from "./format.ts";
+import type { CliIo } from "./io.ts";
+import { withServer } from "./open.ts";
+import { renderResult } from "./render.ts";
+import { ExitCode } from "./report.ts";
+
+const SYNOPSIS = "mcp-bridge call <tool> ['<json args>'] <server>";
+
+export function runCall(args: ParsedArgs, io: CliIo): Promise<number> {
+  const [, tool, rawArgs = "{}"] = args.positionals;
+  if (!tool) throw new UsageError(`call needs a tool name: ${SYNOPSIS}`);
+  onlyPositionals(args, 3, SYNOPSIS);
+  const toolArgs = jsonObjectArg(rawArgs, "tool arguments");
+  return withServer(args, io, async (server, out) => {
+    await server.client.listTools({ timeoutMs: server.requestTimeoutMs }).catch(() => undefined); // output schemas for validation
+    const progress = out.progress;
+    const onProgress = progress && ((p: ProgressInfo) => progress(oneLine(progressLine(tool, p), out.columns - 1)));
+    let result: CallToolResult;
+    try {
+      result = await server.client.callTool(tool, toolArgs, { timeoutMs: server.toolTimeoutMs, onProgress });
+    } finally {
+      progress?.(undefined);
+    }
+    out.out(args.flags.has("json") ? JSON.stringify(result, null, 2) : renderResult(result));
+    return result.isError ? ExitCode.Failed : ExitCode.Ok;
+  });
+}
+
+/** `add: 3/10 (30%) copying files`; the total and the message only when the server sent them. */
+export function progressLine(tool: string, p: ProgressInfo): string {
+  const share = p.total !== undefined && p.total > 0 ? `/${p.total} (${Math.floor((p.progress / p.total) * 100)}%)` : "";
+  return `${tool}: ${p.progress}${share}${p.message ? ` ${p.message}` : ""}`;
+}

@@ -1,0 +1,112 @@
+/**
+ * Running a command against the server the command line names: resolve its config (secrets
+ * included), connect, apply `--log-level` and `--verbose`, run the command, and close. A
+ * failure on the way leaves as a {@link ServerFailure} that names the server and carries its
+ * last stderr lines; every secret of the config is kept out of what is printed.
+ */
+import { resolveSecrets, SecretError } from "../config/secrets.ts";
+import type { McpServerConfig } from "../config/types.ts";
+import { LOGGING_LEVELS, type LoggingLevel, type LoggingMessageNotificationParams } from "../mcp/types.ts";
+import { Redactor, redactUrl } from "../security/redact.ts";
+import { lastLines } from "../transport/ring-buffer.ts";
+import { StdioClientTransport } from "../transport/stdio-client.ts";
+import { flag, intFlag, type ParsedArgs, UsageError } from "./args.ts";
+import { connectWith, newClient, transportFor, type ConnectedServer } from "./connect.ts";
+import { printable } from "./format.ts";
+import type { CliIo } from "./io.ts";
+import { CliError, ExitCode, ServerFailure } from "./report.ts";
+import { serverFromArgs } from "./target.ts";
+
+/** A connected server and the time limits the command line asked for. */
+export interface OpenServer extends ConnectedServer {
+  /** Limit of `tools/call`: `--timeout`, else the config's `toolTimeout`, else 120 s. */
+  toolTimeoutMs: number;
+  /** Limit of other requests: `--timeout`, else the client's default (60 s). */
+  requestTimeoutMs: number | undefined;
+}
+
+/** How much of the server's stderr a failure shows. */
+const STDERR_TAIL_LINES = 10;
+const STDERR_TAIL_CHARS = 2048;
+const DEFAULT_CONNECT_MS = 30_000;
+const DEFAULT_TOOL_MS = 120_000;
+
+/**
+ * Connects to the server, runs `command`, and closes the server (stopping its process) on
+ * every path. `command` gets an `io` whose output is redacted.
+ */
+export async function withServer(
+  args: ParsedArgs,
+  io: CliIo,
+  command: (server: OpenServer, io: CliIo) => Promise<number>,
+): Promise<number> {
+  const level = logLevelFlag(args);
+  const timeout = args.flags.has("timeout") ? intFlag(args, "timeout", DEFAULT_CONNECT_MS) : undefined;
+  const verbose = args.flags.has("verbose");
+  const { config, redact } = await resolve(await serverFromArgs(args));
+  const safe: CliIo = { ...io, out: (t) => io.out(redact(t)), err: (t) => io.err(redact(t)) };
+  const label = config.transport === "stdio" ? `server "${config.name}"` : `server ${redactUrl(config.url ?? "")}`;
+
+  const transport = transportFor(config, {
+    inheritEnv: args.flags.has("inherit-env"),
+    onStderr: verbose ? (line) => safe.err(`[${config.name}] ${printable(line)}`) : undefined,
+  });
+  const client = newClient(timeout ?? config.timeout ?? DEFAULT_CONNECT_MS);
+  if (level !== undefined || verbose) client.on("log", (p) => safe.err(formatLog(p)));
+  const failure = (err: unknown): ServerFailure => {
+    const stdio = transport instanceof StdioClientTransport ? transport : undefined;
+    const who = stdio?.pid === undefined ? label : `${label} (pid ${stdio.pid})`;
+    const tail = stdio ? lastLines(stdio.stderrTail(), STDERR_TAIL_LINES, STDERR_TAIL_CHARS) : "";
+    return new ServerFailure(err, who, tail, { stderrShown: verbose, redact });
+  };
+
+  let server: ConnectedServer;
+  try {
+    server = await connectWith(client, transport, redactUrl(config.url ?? ""));
+  } catch (err) {
+    throw failure(err);
+  }
+  try {
+    if (level !== undefined) {
+      if (server.init.capabilities.logging !== undefined) await client.setLoggingLevel(level, { timeoutMs: timeout });
+      else safe.err(`mcp-bridge: ${label} does not declare logging; --log-level ${level} has no effect`);
+    }
+    const timeouts = { toolTimeoutMs: timeout ?? config.toolTimeout ?? DEFAULT_TOOL_MS, requestTimeoutMs: timeout };
+    return await command({ ...server, ...timeouts }, safe);
+  } catch (err) {
+    throw err instanceof UsageError || err instanceof CliError ? err : failure(err);
+  } finally {
+    await client.close();
+  }
+}
+
+function logLevelFlag(args: ParsedArgs): LoggingLevel | undefined {
+  const level = flag(args, "log-level");
+  if (level === undefined) return undefined;
+  if (!(LOGGING_LEVELS as readonly string[]).includes(level)) {
+    throw new UsageError(`--log-level must be one of ${LOGGING_LEVELS.join(", ")}; got ${JSON.stringify(level)}`);
+  }
+  return level as LoggingLevel;
+}
+
+/** Resolves `secret://` references; the redactor then knows every secret and credential. */
+async function resolve(declared: McpServerConfig): Promise<{ config: McpServerConfig; redact: (text: string) => string }> {
+  let resolved: { config: McpServerConfig; secrets: string[] };
+  try {
+    resolved = await resolveSecrets(declared);
+  } catch (err) {
+    if (err instanceof SecretError) throw new CliError(ExitCode.Connect, err.code, err.message, { cause: err });
+    throw err;
+  }
+  const redactor = new Redactor();
+  redactor.addFromConfig(resolved.config);
+  for (const secret of resolved.secrets) redactor.addSecret(secret);
+  return { config: resolved.config, redact: redactor.size === 0 ? (t) => t : (t) => redactor.redact(t) };
+}
+
+/** `[warning] db: disk almost full`: one line per log message, data as text or JSON. */
+function formatLog(p: LoggingMessageNotificationParams): string {
+  const data = typeof p.data === "string" ? p.data : JSON.stringify(p.data);
+  const logger = typeof p.logger === "string" ? `${p.logger}: ` : "";
+  return printable(`[${String(p.level)}] ${logger}${data}`);
+}

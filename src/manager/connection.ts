@@ -263,6 +263,8 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
     const client = new McpClient({
       clientInfo: this.options.clientInfo,
       connectTimeoutMs: this.config.timeout,
+      // Every other request (tools/list, resources, prompts, ping) gets the server's own limit.
+      requestTimeoutMs: this.config.timeout,
       toolTimeoutMs: this.config.toolTimeout,
     });
     ctx.client = client;

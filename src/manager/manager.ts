@@ -237,11 +237,13 @@ export class McpManager extends Emitter<McpManagerEvents> {
 
   /**
    * The exposed tools: every ready (or restarting) server's tools under bridged names, after
-   * the allow/deny policy and the tool limit. Tool lists older than the cache TTL are re-read
-   * first; the schemas are the servers' own objects.
+   * the allow/deny policy and the tool limit; the schemas are the servers' own objects (copies
+   * only where a secret was redacted). Never waits on a server: a list older than the cache
+   * TTL is served as it is while it is re-read in the background (bounded by the server's
+   * `timeout`), and a list that changed is announced by a `toolsChanged` event.
    */
   async tools(): Promise<BridgedTool[]> {
-    await Promise.all([...this.connections.values()].map((c) => c.refreshTools()));
+    for (const c of this.connections.values()) void c.refreshTools();
     this.refreshCatalog();
     return this.catalog.list();
   }

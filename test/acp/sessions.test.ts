@@ -340,3 +340,15 @@ test("an MCP-over-ACP hook gets the entries it claims, adds its capability, serv
     await s.close();
   }
 });
+
+test("tools() of a session answers from the cached lists while a server's refresh hangs", { timeout: 20_000 }, async () => {
+  const s = await setup({ manager: { toolCacheTtlMs: 0 } });
+  try {
+    await s.sessions.open("a", { cwd: "/tmp", mcpServers: [http("m")] });
+    s.servers.latest("m").muted = true;
+    const names = (await s.sessions.tools("a")).map((t) => t.name);
+    assert.deepEqual(names, ["mcp__m__echo", "mcp__m__look", "mcp__m__wipe", "mcp__m__bad", "mcp__m__slow"]);
+  } finally {
+    await s.close();
+  }
+});

@@ -352,3 +352,24 @@ test("tools() of a session answers from the cached lists while a server's refres
     await s.close();
   }
 });
+
+test("the editor's tool-call display shows the server's text as sent; only the model's copy is marked, with a fresh nonce per call", async () => {
+  const s = await setup();
+  try {
+    await s.sessions.open("a", { cwd: "/tmp", mcpServers: [http("m")] });
+    const first = await s.sessions.callTool("a", "mcp__m__echo", { text: "hi" });
+    const second = await s.sessions.callTool("a", "mcp__m__echo", { text: "hi" });
+    const nonce = (text: string) => /^<untrusted-content source="mcp:m\/echo" nonce="([0-9a-f]{32})">\nhi\n<\/untrusted-content nonce="\1">$/.exec(text)?.[1];
+    assert.match(nonce(first.text) ?? "", /^[0-9a-f]{32}$/);
+    assert.match(nonce(second.text) ?? "", /^[0-9a-f]{32}$/);
+    assert.notEqual(nonce(first.text), nonce(second.text));
+    await until(() => s.kinds("a").filter((k) => k === "tool_call_update").length === 4);
+    const shown = updatesOf(s, "a").filter((u) => u.sessionUpdate === "tool_call_update" && "content" in u);
+    assert.deepEqual(shown.map((u) => ("content" in u ? u.content : undefined)), [
+      [{ type: "content", content: { type: "text", text: "hi" } }],
+      [{ type: "content", content: { type: "text", text: "hi" } }],
+    ]);
+  } finally {
+    await s.close();
+  }
+});

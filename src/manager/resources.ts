@@ -13,7 +13,7 @@
 import { buildResourceContext, ResourceFilter, type ResourceContext, type ResourceEntry } from "../bridge/resources.ts";
 import type { UntrustedWrapper } from "../bridge/untrusted.ts";
 import { errorMessage } from "../jsonrpc/errors.ts";
-import type { CallOptions } from "../mcp/client.ts";
+import type { CallOptions, McpClient } from "../mcp/client.ts";
 import type { CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceContents } from "../mcp/types.ts";
 import type { Redactor } from "../security/redact.ts";
 import type { ServerConnection } from "./connection.ts";
@@ -138,25 +138,13 @@ export async function getPromptFrom(
   args: Record<string, string>,
   options: CallOptions = {},
 ): Promise<GetPromptResult> {
-  const conn = readyConnection(deps, server);
-  let raw: GetPromptResult;
-  try {
-    raw = await conn.use((client) => client.getPrompt(name, args, options));
-  } catch (err) {
-    throw failure(deps, server, `getting prompt ${JSON.stringify(name)}`, err);
-  }
+  const raw = await ask(deps, server, `getting prompt ${JSON.stringify(name)}`, (client) => client.getPrompt(name, args, options));
   return fromServer(deps, server, raw, `prompts/get/${name}`);
 }
 
 /** Completion values for an argument, redacted and (untrusted server) scanned. */
 export async function completeFrom(deps: ResourceDeps, server: string, params: CompleteRequestParams, options: CallOptions = {}): Promise<CompleteResult> {
-  const conn = readyConnection(deps, server);
-  let raw: CompleteResult;
-  try {
-    raw = await conn.use((client) => client.complete(params, options));
-  } catch (err) {
-    throw failure(deps, server, "completing an argument", err);
-  }
+  const raw = await ask(deps, server, "completing an argument", (client) => client.complete(params, options));
   return fromServer(deps, server, raw, "completion/complete");
 }
 
@@ -189,10 +177,16 @@ async function readRaw(deps: ResourceDeps, server: string, uri: string, options:
     const shown = deps.redactor.redact(JSON.stringify(uri.slice(0, 512)));
     throw new ManagerError("RESOURCE_FILTERED", server, `${label}: resource ${shown} is outside its resourceFilter; add a matching glob to read it`);
   }
+  return ask(deps, server, "reading a resource", (client) => client.readResource(uri, options));
+}
+
+/** Sends one request to a ready server; a failure becomes a `REQUEST_FAILED` {@link ManagerError}. */
+async function ask<T>(deps: ResourceDeps, server: string, what: string, request: (client: McpClient) => Promise<T>): Promise<T> {
+  const conn = readyConnection(deps, server);
   try {
-    return await conn.use((client) => client.readResource(uri, options));
+    return await conn.use(request);
   } catch (err) {
-    throw failure(deps, server, "reading a resource", err);
+    throw failure(deps, server, what, err);
   }
 }
 

@@ -87,7 +87,9 @@ export {
   type ManagedResource,
   type ManagedPrompt,
   type ManagedResourceContext,
+  type ServerInstructions,
 } from "./manager/resources.ts";
+export type { UntrustedOptions } from "./manager/untrusted-text.ts";
 export {
   backoffDelay,
   DEFAULT_BACKOFF_BASE_MS,

@@ -52,11 +52,13 @@ export function contentBlocks(content: readonly BridgedContent[]): ContentBlock[
 }
 
 /**
- * The content of a finished tool call: every part of the result, or its text when it has no
- * parts (a bridge failure always has text).
+ * The content of a finished tool call, for the editor to show a person: every part of the
+ * result as the server sent it (its `display`, without the untrusted-content markers the
+ * model's copy carries), or its text when it has no parts (a bridge failure always has text).
  */
 export function toolCallContent(result: BridgedResult): ToolCallContent[] {
-  const blocks = result.content.length > 0 ? contentBlocks(result.content) : [textBlock(result.text)];
+  const parts = result.display ?? result.content;
+  const blocks = parts.length > 0 ? contentBlocks(parts) : [textBlock(result.text)];
   return blocks.map((content) => ({ type: "content", content }));
 }
 

@@ -126,6 +126,12 @@ export interface BridgedResult {
   structured?: Record<string, unknown>;
   /** All content flattened to text, for models that take text only. */
   text: string;
+  /**
+   * Set when the server's text was marked as untrusted content: the same parts without the
+   * markers, for a person to read (an editor's tool-call display). `content` and `text` are
+   * what the model gets; never give it this.
+   */
+  display?: BridgedContent[];
   truncated?: TruncationReport;
   /** Set only when the bridge produced this result because the call failed. */
   failure?: { kind: FailureKind; retryable: boolean };

@@ -4,7 +4,7 @@
  * checks: known and exposed name, tool policy, server state, rate limit, approval, then the
  * call itself (timeout, crash, protocol error). Untrusted servers' text is wrapped, known
  * secrets are redacted from the result, and every call ends in exactly one audit record.
- * Also here: the redaction of results and of event payloads, the manager's two outputs.
+ * Also here: the redaction of results.
  */
 import { errorResult, fromError } from "../bridge/failures.ts";
 import { toBridgedResult, type ResultLimits } from "../bridge/results.ts";
@@ -144,12 +144,19 @@ function cancelledBefore(signal: AbortSignal | undefined, server: string, tool: 
 }
 
 /**
- * The result with every known secret replaced, in text and in `structured` (through its JSON,
- * so keys and nesting stay as they were). Binary data is left alone.
+ * The result with every known secret replaced: in the text of every part (of `content` and of
+ * `display`), in `text`, and in `structured` (keys too). Binary data is left alone.
  */
 export function redactResult(result: BridgedResult, redactor: Redactor): BridgedResult {
   if (redactor.size === 0) return result;
-  const content = result.content.map((part): BridgedContent => {
+  const out: BridgedResult = { ...result, content: redactParts(result.content, redactor), text: redactor.redact(result.text) };
+  if (result.display !== undefined) out.display = redactParts(result.display, redactor);
+  if (result.structured !== undefined) out.structured = redactor.redactJson(result.structured);
+  return out;
+}
+
+function redactParts(parts: readonly BridgedContent[], redactor: Redactor): BridgedContent[] {
+  return parts.map((part): BridgedContent => {
     switch (part.type) {
       case "text":
       case "resource_text":
@@ -166,31 +173,4 @@ export function redactResult(result: BridgedResult, redactor: Redactor): Bridged
         return part;
     }
   });
-  const out: BridgedResult = { ...result, content, text: redactor.redact(result.text) };
-  if (result.structured !== undefined) {
-    try {
-      const json = JSON.stringify(result.structured);
-      const clean = redactor.redact(json);
-      if (clean !== json) out.structured = JSON.parse(clean) as Record<string, unknown>;
-    } catch {
-      delete out.structured;
-    }
-  }
-  return out;
-}
-
-/** A copy of plain data with every string redacted; the value itself when there is nothing to redact. */
-export function redactStrings<T>(redactor: Redactor, value: T): T {
-  if (redactor.size === 0) return value;
-  const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === "string") return redactor.redact(v);
-    if (typeof v !== "object" || v === null) return v;
-    if (depth > 32) return redactor.redactValue(v);
-    if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
-    if (Object.getPrototypeOf(v) !== Object.prototype) return redactor.redactValue(v);
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(v)) out[redactor.redact(key)] = walk(item, depth + 1);
-    return out;
-  };
-  return walk(value, 0) as T;
 }

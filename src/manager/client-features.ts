@@ -8,7 +8,6 @@
 import type { ClientHandlers, McpClient, McpClientOptions } from "../mcp/client.ts";
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, Root } from "../mcp/types.ts";
 import type { Redactor } from "../security/redact.ts";
-import { redactStrings } from "./call.ts";
 
 /** Who asks, and until when the answer is wanted. */
 export interface ServerRequestContext {
@@ -59,11 +58,11 @@ export function clientFeatureOptions(server: string, features: ClientFeatures | 
   const handlers: ClientHandlers = {};
   if (roots !== undefined) handlers.roots = (ctx) => roots({ server, signal: ctx.signal });
   if (sampling !== undefined) {
-    handlers.sampling = (params, ctx) => sampling(redactStrings(redactor, params), { server, signal: ctx.signal });
+    handlers.sampling = (params, ctx) => sampling(redactor.redactJson(params), { server, signal: ctx.signal });
   }
   if (elicitation !== undefined) {
     handlers.elicitation = (params, ctx) =>
-      elicitation(redactStrings(redactor, params), { server, signal: ctx.signal, ...(ctx.requiredBy === undefined ? {} : { requiredBy: ctx.requiredBy }) });
+      elicitation(redactor.redactJson(params), { server, signal: ctx.signal, ...(ctx.requiredBy === undefined ? {} : { requiredBy: ctx.requiredBy }) });
   }
   return { handlers, rootsListChanged: roots !== undefined, ...(features.elicitationModes === undefined ? {} : { elicitationModes: features.elicitationModes }) };
 }

@@ -10,7 +10,8 @@
  *   `maxRestarts` in a row. A server that stays ready for `stableAfterMs` earns a fresh budget.
  * - Configuration errors (secrets, policy, unsupported version, refused credentials) fail the
  *   server at once: restarting cannot fix them.
- * - Every string this class emits or reports has been through the redactor.
+ * - Every string this class emits or reports has been through the redactor, the server's
+ *   tool definitions and instructions included.
  */
 import type { ResolvedServerConfig } from "../config/types.ts";
 import { findPlaintextCredentials, SecretError } from "../config/secrets.ts";
@@ -20,12 +21,12 @@ import type { CallToolResult, Implementation, LoggingMessageNotificationParams, 
 import { PolicyError } from "../security/policy.ts";
 import type { Transport } from "../transport/transport.ts";
 import { Emitter } from "../util/emitter.ts";
-import { safeJson, sameJson } from "../util/json.ts";
+import { safeJson } from "../util/json.ts";
 import { backoffDelay, checkBackoff, type BackoffOptions } from "./backoff.ts";
-import { TtlCache } from "./cache.ts";
 import { clientFeatureOptions, forwardElicitationComplete, type ClientFeatures } from "./client-features.ts";
 import type { ConnectionEvents, ServerState, StateChange, WarningKind } from "./events.ts";
 import { ChildTracker, HealthMonitor, type HealthOptions } from "./health.ts";
+import { ToolList } from "./tool-list.ts";
 import { createTransport, prepareServer, transportPid, type PrepareOptions, type TransportFactory } from "./transport-factory.ts";
 
 export type { HealthOptions } from "./health.ts";
@@ -72,7 +73,7 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
   readonly name: string;
   readonly config: ResolvedServerConfig;
   private readonly options: ConnectionOptions;
-  private readonly cache: TtlCache<"tools", Tool[]>;
+  private readonly toolList: ToolList;
   private current: McpClient | undefined;
   private attemptNow: Attempt | undefined;
   private readonly children = new ChildTracker();
@@ -86,13 +87,11 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
   private announced = false;
   private started = false;
   private closing: Promise<void> | undefined;
-  private known: Tool[] | undefined;
   private consecutive = 0;
   private restartTotal = 0;
   private readyAt: number | undefined;
   private lastErrorText: string | undefined;
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
-  private debounceTimer: ReturnType<typeof setTimeout> | undefined;
   private settleWaiters: (() => void)[] = [];
 
   constructor(config: ResolvedServerConfig, options: ConnectionOptions) {
@@ -101,7 +100,14 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
     this.config = config;
     this.options = options;
     checkBackoff(options.backoff ?? {});
-    this.cache = new TtlCache({ ttlMs: options.toolCacheTtlMs });
+    this.toolList = new ToolList({
+      server: this.name,
+      redactor: options.redactor,
+      ttlMs: options.toolCacheTtlMs,
+      debounceMs: options.listChangedDebounceMs,
+      onChange: () => this.emit("toolsChanged", { server: this.name }),
+      warn: (kind, message) => this.warn(kind, message),
+    });
     this.health = new HealthMonitor(
       options.health ?? {},
       (count, limit, reason) => this.warn("health", `server ${JSON.stringify(this.name)}: health check ${count} of ${limit} failed: ${reason}`),
@@ -144,9 +150,14 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
   get capabilities(): ServerCapabilities | undefined {
     return this.current?.serverCapabilities;
   }
-  /** The last tool list the server gave (also while restarting); undefined before the first. */
+  /** The server's `instructions` from the handshake, redacted, while connected. */
+  get instructions(): string | undefined {
+    const text = this.current?.instructions;
+    return text === undefined ? undefined : this.redact(text);
+  }
+  /** The last tool list the server gave (also while restarting), redacted; undefined before the first. */
   get tools(): readonly Tool[] | undefined {
-    return this.known;
+    return this.toolList.current;
   }
 
   /**
@@ -173,14 +184,7 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
   async refreshTools(): Promise<void> {
     const client = this.current;
     if (client === undefined || !hasTools(client)) return;
-    try {
-      const tools = await this.cache.getOrLoad("tools", () => client.listTools());
-      if (client === this.current) this.updateTools(tools);
-    } catch (err) {
-      if (client === this.current) {
-        this.warn("tools_refresh", `server ${JSON.stringify(this.name)}: re-reading the tool list failed, keeping the previous one: ${errorMessage(err)}`);
-      }
-    }
+    await this.toolList.refresh(() => client.listTools(), () => client === this.current);
   }
 
   /** Calls a tool (the server's own name). Throws like `McpClient.callTool`; `NOT_CONNECTED` unless ready. */
@@ -267,6 +271,8 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
       ...clientFeatureOptions(this.name, this.options.clientFeatures, this.options.redactor),
       clientInfo: this.options.clientInfo,
       connectTimeoutMs: this.config.timeout,
+      // Every other request (tools/list, resources, prompts, ping) gets the server's own limit.
+      requestTimeoutMs: this.config.timeout,
       toolTimeoutMs: this.config.toolTimeout,
     });
     forwardElicitationComplete(client, this.name, this.options.clientFeatures);
@@ -287,8 +293,7 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
     this.current = ctx.client;
     this.currentTransport = ctx.transport;
     this.readyAt = Date.now();
-    this.cache.set("tools", tools);
-    this.updateTools(tools);
+    this.toolList.set(tools);
     this.setState("ready", {});
     if (ctx.client !== undefined) this.health.start(ctx.client);
   }
@@ -314,7 +319,7 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
     const client = this.current;
     this.current = undefined;
     this.stopTimers();
-    this.cache.invalidate("tools");
+    this.toolList.invalidate();
     if (client !== undefined) this.children.retire(client, this.currentTransport);
   }
 
@@ -339,19 +344,7 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
   private onListChanged(client: McpClient): void {
     // Before ready, the list is read after the handshake anyway.
     if (client !== this.current) return;
-    this.cache.invalidate("tools");
-    clearTimeout(this.debounceTimer);
-    this.debounceTimer = setTimeout(() => {
-      this.debounceTimer = undefined;
-      void this.refreshTools();
-    }, this.options.listChangedDebounceMs ?? 100);
-  }
-
-  /** Keeps the previous array when nothing changed, so its identity means "same tools". */
-  private updateTools(tools: Tool[]): void {
-    if (this.known !== undefined && sameJson(this.known, tools)) return;
-    this.known = tools;
-    this.emit("toolsChanged", { server: this.name });
+    this.toolList.changed(() => void this.refreshTools());
   }
 
   private onServerLog(params: LoggingMessageNotificationParams): void {
@@ -389,8 +382,7 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
 
   private stopTimers(): void {
     this.health.stop();
-    clearTimeout(this.debounceTimer);
-    this.debounceTimer = undefined;
+    this.toolList.stop();
   }
 
   private redact(text: string): string {

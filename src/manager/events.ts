@@ -53,6 +53,7 @@ export interface LogEntry {
  * - `tools_refresh`: re-reading a server's tool list failed; the previous list is kept.
  * - `health`: a health-check ping failed.
  * - `request_failed`: listing a server's resources or prompts failed; the others are returned.
+ * - `secret_in_tool_name`: tools whose names hold a known secret were left out (named redacted).
  */
 export type WarningKind =
   | "server_limit"
@@ -63,7 +64,8 @@ export type WarningKind =
   | "plaintext_credential"
   | "tools_refresh"
   | "health"
-  | "request_failed";
+  | "request_failed"
+  | "secret_in_tool_name";
 
 export interface ManagerWarning {
   kind: WarningKind;

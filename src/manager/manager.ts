@@ -19,23 +19,24 @@
 import { ToolNamer, type NamingFunction } from "../bridge/naming.ts";
 import type { ResultLimits } from "../bridge/results.ts";
 import type { BridgedResult, BridgedTool } from "../bridge/types.ts";
-import { UntrustedWrapper } from "../bridge/untrusted.ts";
+import type { UntrustedWrapper } from "../bridge/untrusted.ts";
 import { withDefaults } from "../config/parse-common.ts";
 import type { McpServerConfig, ResolvedServerConfig, TransportKind, TrustLevel } from "../config/types.ts";
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { CallOptions } from "../mcp/client.ts";
-import type { GetPromptResult, ReadResourceResult, Tool } from "../mcp/types.ts";
+import type { CompleteRequestParams, CompleteResult, GetPromptResult, ReadResourceResult, Tool } from "../mcp/types.ts";
 import { ApprovalGate, type Approver } from "../security/policy.ts";
 import { RateLimiter, type RateLimiterOptions } from "../security/rate-limit.ts";
 import { Redactor } from "../security/redact.ts";
 import { Emitter } from "../util/emitter.ts";
 import { auditRecord, type AuditArgsMode } from "./audit.ts";
-import { redactStrings, runToolCall, type CallContext, type ToolCallOptions } from "./call.ts";
+import { runToolCall, type CallContext, type ToolCallOptions } from "./call.ts";
 import { catalogWarnings, ToolCatalog } from "./catalog.ts";
 import { ServerConnection, type ConnectionOptions } from "./connection.ts";
 import type { McpManagerEvents, ServerState, WarningKind } from "./events.ts";
 import { guardProcess } from "./process-guard.ts";
 import * as res from "./resources.ts";
+import { UntrustedText, type UntrustedOptions } from "./untrusted-text.ts";
 
 export const DEFAULT_MAX_SERVERS = 10;
 export const DEFAULT_MAX_TOOLS = 100;
@@ -62,15 +63,15 @@ export interface McpManagerOptions extends Omit<ConnectionOptions, "redactor"> {
   /** Size limits of one tool result (default 64 KiB of text, 5 MiB of binary). */
   resultLimits?: ResultLimits;
   /**
-   * Untrusted content: wrap in markers (default true) and scan for injection (default true).
-   * `wrapServer` picks the servers whose text is untrusted content; default: those whose
-   * `trust` is `untrusted`. (The ACP layer also picks the servers an editor sent, which are
-   * trusted for command resolution only.)
+   * Untrusted content: wrap in markers (default true) and scan every channel for injection
+   * (default true). `wrapServer` picks the servers whose text is untrusted content; default:
+   * those whose `trust` is `untrusted`. (The ACP layer also picks the servers an editor sent,
+   * which are trusted for command resolution only.)
    */
-  untrusted?: { wrap?: boolean; detect?: boolean; nonce?: string; wrapServer?: (config: ResolvedServerConfig) => boolean };
+  untrusted?: UntrustedOptions;
   /** How arguments appear in audit events. Default `redacted`. */
   auditArgs?: AuditArgsMode;
-  /** Replace known secrets in tool results too. Default true. */
+  /** Replace known secrets in tool results too. Default true. (Everything else a server sends is always redacted.) */
   redactResults?: boolean;
   /** Install the exit/SIGINT/SIGTERM handlers that kill children. Default true. */
   processGuard?: boolean;
@@ -118,7 +119,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
   private readonly catalog: ToolCatalog;
   private readonly gate: ApprovalGate;
   private readonly limiter: RateLimiter | undefined;
-  private readonly wrapper: UntrustedWrapper;
+  private readonly untrusted: UntrustedText;
   private readonly callContext: CallContext;
   private readonly maxServers: number;
   private release: (() => void) | undefined;
@@ -134,7 +135,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
     this.catalog = new ToolCatalog({ namer, maxTools: positive(options.maxTools ?? DEFAULT_MAX_TOOLS, "maxTools"), policy });
     this.gate = new ApprovalGate(options.approve);
     this.limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {});
-    this.wrapper = this.makeWrapper();
+    this.untrusted = new UntrustedText(options.untrusted ?? {}, (warning) => this.emit("warning", warning));
     this.callContext = {
       catalog: this.catalog,
       connection: (server) => this.connections.get(server),
@@ -154,14 +155,9 @@ export class McpManager extends Emitter<McpManagerEvents> {
     }
   }
 
-  /** The nonce of this session's untrusted-content markers. */
-  get nonce(): string {
-    return this.wrapper.nonce;
-  }
-
   /** A paragraph for the system prompt explaining the untrusted-content markers. */
   instructions(): string {
-    return this.wrapper.instructions();
+    return this.untrusted.instructions();
   }
 
   /**
@@ -170,7 +166,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
    * also blanks values under credential-like keys.
    */
   override emit<K extends keyof McpManagerEvents>(event: K, payload: McpManagerEvents[K]): number {
-    return super.emit(event, redactStrings(this.redactor, payload));
+    return super.emit(event, this.redactor.redactJson(payload));
   }
 
   /**
@@ -237,11 +233,13 @@ export class McpManager extends Emitter<McpManagerEvents> {
 
   /**
    * The exposed tools: every ready (or restarting) server's tools under bridged names, after
-   * the allow/deny policy and the tool limit. Tool lists older than the cache TTL are re-read
-   * first; the schemas are the servers' own objects.
+   * the allow/deny policy and the tool limit; the schemas are the servers' own objects (copies
+   * only where a secret was redacted). Never waits on a server: a list older than the cache
+   * TTL is served as it is while it is re-read in the background (bounded by the server's
+   * `timeout`), and a list that changed is announced by a `toolsChanged` event.
    */
   async tools(): Promise<BridgedTool[]> {
-    await Promise.all([...this.connections.values()].map((c) => c.refreshTools()));
+    for (const c of this.connections.values()) void c.refreshTools();
     this.refreshCatalog();
     return this.catalog.list();
   }
@@ -267,7 +265,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
 
   /** Reads resources into one size-capped context block (untrusted text wrapped). */
   resourceContext(refs: readonly { server: string; uri: string }[], options: CallOptions & { maxBytes?: number } = {}): Promise<res.ManagedResourceContext> {
-    return res.resourceContextFor(this.resourceDeps(), refs, { ...options, wrapper: this.wrapper });
+    return res.resourceContextFor(this.resourceDeps(), refs, { ...options, wrapper: this.untrusted.shared });
   }
 
   /** Every prompt of the ready servers, each tagged with its server. */
@@ -278,6 +276,16 @@ export class McpManager extends Emitter<McpManagerEvents> {
   /** Gets a prompt; throws {@link res.ManagerError} when refused or failed. */
   getPrompt(server: string, name: string, args: Record<string, string> = {}, options: CallOptions = {}): Promise<GetPromptResult> {
     return res.getPromptFrom(this.resourceDeps(), server, name, args, options);
+  }
+
+  /** Completion values for a prompt or resource-template argument; throws {@link res.ManagerError}. */
+  complete(server: string, params: CompleteRequestParams, options: CallOptions = {}): Promise<CompleteResult> {
+    return res.completeFrom(this.resourceDeps(), server, params, options);
+  }
+
+  /** The `instructions` of every ready server that gave some, for a system prompt (untrusted ones marked). */
+  serverInstructions(): res.ServerInstructions[] {
+    return res.instructionsOf(this.resourceDeps());
   }
 
   /** One entry per server, in config order. */
@@ -299,7 +307,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
       if (c.serverInfo?.name !== undefined) s.serverName = c.serverInfo.name;
       if (c.pid !== undefined) s.pid = c.pid;
       if (c.lastError !== undefined) s.lastError = c.lastError;
-      return redactStrings(this.redactor, s);
+      return this.redactor.redactJson(s);
     });
   }
 
@@ -341,7 +349,10 @@ export class McpManager extends Emitter<McpManagerEvents> {
       this.emit("state", change);
       if (change.to !== "connecting") this.refreshCatalog();
     });
-    connection.on("toolsChanged", () => this.refreshCatalog());
+    connection.on("toolsChanged", () => {
+      this.untrusted.scanTools(connection.config, connection.tools ?? EMPTY);
+      this.refreshCatalog();
+    });
     connection.on("log", (entry) => this.emit("log", entry));
     connection.on("warning", (warning) => this.emit("warning", warning));
     return connection;
@@ -358,30 +369,8 @@ export class McpManager extends Emitter<McpManagerEvents> {
     if (change.added.length + change.removed.length + change.changed.length > 0) this.emit("toolsChanged", change);
   }
 
-  private makeWrapper(server?: string): UntrustedWrapper {
-    const u = this.options.untrusted ?? {};
-    return new UntrustedWrapper({
-      nonce: this.wrapper?.nonce ?? u.nonce,
-      enabled: u.wrap ?? true,
-      detect: u.detect ?? true,
-      onWarning: (finding, source) =>
-        this.emit("warning", {
-          kind: "injection",
-          ...(server === undefined ? {} : { server }),
-          rule: finding.rule,
-          source,
-          message: `untrusted content from ${source} looks like a prompt injection: ${finding.description}: ${JSON.stringify(finding.excerpt)}`,
-          at: Date.now(),
-        }),
-    });
-  }
-
   private wrapperFor(server: string): UntrustedWrapper | undefined {
-    const connection = this.connections.get(server);
-    if (connection === undefined) return undefined;
-    const wraps = this.options.untrusted?.wrapServer ?? ((config: ResolvedServerConfig) => config.trust === "untrusted");
-    if (!wraps(connection.config)) return undefined;
-    return this.makeWrapper(server);
+    return this.untrusted.wrapperFor(this.connections.get(server)?.config);
   }
 
   private resourceDeps(): res.ResourceDeps {

@@ -1,17 +1,20 @@
 /**
- * Resources and prompts across a manager's servers. Unlike tool calls these are asked for by
- * the application, not the model, so failures throw a {@link ManagerError}; its message is
- * redacted and names the server and what to do. Listing across servers never fails as a whole:
- * a server that cannot answer is skipped with a warning.
+ * Resources, prompts, completions and instructions across a manager's servers. Unlike tool
+ * calls these are asked for by the application, not the model, so failures throw a
+ * {@link ManagerError}; its message is redacted and names the server and what to do. Listing
+ * across servers never fails as a whole: a server that cannot answer is skipped with a warning.
  *
  * A server's `resources: false` hides its resources entirely, and its `resourceFilter` limits
- * both listing and reading. Text from `untrusted` servers is wrapped in boundary markers.
+ * both listing and reading. Everything a server sends has every known secret redacted; what an
+ * untrusted server sends is scanned for prompt injection, and its resource text and
+ * instructions are wrapped in boundary markers (prompts are templates the user picked, so they
+ * are scanned but not wrapped).
  */
 import { buildResourceContext, ResourceFilter, type ResourceContext, type ResourceEntry } from "../bridge/resources.ts";
 import type { UntrustedWrapper } from "../bridge/untrusted.ts";
 import { errorMessage } from "../jsonrpc/errors.ts";
-import type { CallOptions } from "../mcp/client.ts";
-import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceContents } from "../mcp/types.ts";
+import type { CallOptions, McpClient } from "../mcp/client.ts";
+import type { CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceContents } from "../mcp/types.ts";
 import type { Redactor } from "../security/redact.ts";
 import type { ServerConnection } from "./connection.ts";
 import type { WarningKind } from "./events.ts";
@@ -35,6 +38,12 @@ export type ManagedResource = Resource & { server: string };
 /** A prompt and the server it belongs to. */
 export type ManagedPrompt = Prompt & { server: string };
 
+/** A server's `instructions`: redacted, and wrapped in markers when its text is untrusted. */
+export interface ServerInstructions {
+  server: string;
+  instructions: string;
+}
+
 /** A context block plus the reads that failed (left out of it). */
 export type ManagedResourceContext = ResourceContext & { failed: { server: string; uri: string; message: string }[] };
 
@@ -54,7 +63,8 @@ export async function listResourcesAcross(deps: ResourceDeps, options: CallOptio
       if (!conn.config.resources || conn.state !== "ready" || conn.capabilities?.resources === undefined) return [];
       try {
         const all = await conn.use((client) => client.listResources(options));
-        return new ResourceFilter(conn.config.resourceFilter).filter(all).map((r) => ({ ...r, server: conn.name }));
+        const listed = fromServer(deps, conn.name, new ResourceFilter(conn.config.resourceFilter).filter(all), "resources/list");
+        return listed.map((r) => ({ ...r, server: conn.name }));
       } catch (err) {
         deps.warn("request_failed", conn.name, `server ${JSON.stringify(conn.name)}: listing resources failed: ${errorMessage(err)}`);
         return [];
@@ -66,12 +76,12 @@ export async function listResourcesAcross(deps: ResourceDeps, options: CallOptio
 
 /** Reads one resource. Text of an untrusted server is wrapped; known secrets are redacted. */
 export async function readResourceFrom(deps: ResourceDeps, server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-  const raw = await readRaw(deps, server, uri, options);
+  const raw = deps.redactor.redactJson(await readRaw(deps, server, uri, options));
   const wrapper = deps.wrapperFor(server);
+  if (wrapper === undefined) return raw;
   const contents = raw.contents.map((c): ResourceContents => {
     if (!("text" in c) || typeof c.text !== "string") return c;
-    const text = deps.redactor.redact(c.text);
-    return { ...c, text: wrapper === undefined ? text : wrapper.wrap(text, `mcp:${server}/${c.uri}`) };
+    return { ...c, text: wrapper.wrap(c.text, `mcp:${server}/${c.uri}`) };
   });
   return { ...raw, contents };
 }
@@ -90,8 +100,7 @@ export async function resourceContextFor(
   const reads = await Promise.all(
     refs.map(async ({ server, uri }): Promise<ResourceEntry | undefined> => {
       try {
-        const raw = await readRaw(deps, server, uri, options);
-        const contents = raw.contents.map((c) => ("text" in c && typeof c.text === "string" ? { ...c, text: deps.redactor.redact(c.text) } : c));
+        const { contents } = deps.redactor.redactJson(await readRaw(deps, server, uri, options));
         return { server, uri, contents, untrusted: deps.wrapperFor(server) !== undefined };
       } catch (err) {
         failed.push({ server, uri, message: deps.redactor.redact(errorMessage(err)) });
@@ -110,7 +119,7 @@ export async function listPromptsAcross(deps: ResourceDeps, options: CallOptions
     deps.connections().map(async (conn): Promise<ManagedPrompt[]> => {
       if (conn.state !== "ready" || conn.capabilities?.prompts === undefined) return [];
       try {
-        const prompts = await conn.use((client) => client.listPrompts(options));
+        const prompts = fromServer(deps, conn.name, await conn.use((client) => client.listPrompts(options)), "prompts/list");
         return prompts.map((p) => ({ ...p, server: conn.name }));
       } catch (err) {
         deps.warn("request_failed", conn.name, `server ${JSON.stringify(conn.name)}: listing prompts failed: ${errorMessage(err)}`);
@@ -121,7 +130,7 @@ export async function listPromptsAcross(deps: ResourceDeps, options: CallOptions
   return lists.flat();
 }
 
-/** Gets one prompt. Prompts are templates the user picks, so their text is not wrapped. */
+/** Gets one prompt, redacted. Prompts are templates the user picks: scanned, not wrapped. */
 export async function getPromptFrom(
   deps: ResourceDeps,
   server: string,
@@ -129,12 +138,33 @@ export async function getPromptFrom(
   args: Record<string, string>,
   options: CallOptions = {},
 ): Promise<GetPromptResult> {
-  const conn = readyConnection(deps, server);
-  try {
-    return await conn.use((client) => client.getPrompt(name, args, options));
-  } catch (err) {
-    throw failure(deps, server, `getting prompt ${JSON.stringify(name)}`, err);
+  const raw = await ask(deps, server, `getting prompt ${JSON.stringify(name)}`, (client) => client.getPrompt(name, args, options));
+  return fromServer(deps, server, raw, `prompts/get/${name}`);
+}
+
+/** Completion values for an argument, redacted and (untrusted server) scanned. */
+export async function completeFrom(deps: ResourceDeps, server: string, params: CompleteRequestParams, options: CallOptions = {}): Promise<CompleteResult> {
+  const raw = await ask(deps, server, "completing an argument", (client) => client.complete(params, options));
+  return fromServer(deps, server, raw, "completion/complete");
+}
+
+/** The instructions of every ready server that gave some (the connection redacts them). */
+export function instructionsOf(deps: ResourceDeps): ServerInstructions[] {
+  const out: ServerInstructions[] = [];
+  for (const conn of deps.connections()) {
+    const text = conn.state === "ready" ? conn.instructions : undefined;
+    if (text === undefined || text === "") continue;
+    const wrapper = deps.wrapperFor(conn.name);
+    out.push({ server: conn.name, instructions: wrapper === undefined ? text : wrapper.wrap(text, `mcp:${conn.name}:instructions`) });
   }
+  return out;
+}
+
+/** `value` with known secrets redacted; scanned for injection when the server's text is untrusted. */
+function fromServer<T>(deps: ResourceDeps, server: string, value: T, channel: string): T {
+  const clean = deps.redactor.redactJson(value);
+  deps.wrapperFor(server)?.scanValue(clean, `mcp:${server}:${channel}`);
+  return clean;
 }
 
 async function readRaw(deps: ResourceDeps, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
@@ -147,10 +177,16 @@ async function readRaw(deps: ResourceDeps, server: string, uri: string, options:
     const shown = deps.redactor.redact(JSON.stringify(uri.slice(0, 512)));
     throw new ManagerError("RESOURCE_FILTERED", server, `${label}: resource ${shown} is outside its resourceFilter; add a matching glob to read it`);
   }
+  return ask(deps, server, "reading a resource", (client) => client.readResource(uri, options));
+}
+
+/** Sends one request to a ready server; a failure becomes a `REQUEST_FAILED` {@link ManagerError}. */
+async function ask<T>(deps: ResourceDeps, server: string, what: string, request: (client: McpClient) => Promise<T>): Promise<T> {
+  const conn = readyConnection(deps, server);
   try {
-    return await conn.use((client) => client.readResource(uri, options));
+    return await conn.use(request);
   } catch (err) {
-    throw failure(deps, server, "reading a resource", err);
+    throw failure(deps, server, what, err);
   }
 }
 

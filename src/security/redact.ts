@@ -134,6 +134,52 @@ export class Redactor {
     return this.walk(value, 0, new Map()) as T;
   }
 
+  /**
+   * JSON data a server sent (plain objects, arrays, primitives) with every known secret
+   * replaced in every string, keys included. Copy on write: what holds no secret keeps its
+   * identity, so a tool's schema stays the very object the server sent unless it carried a
+   * secret. A subtree nested deeper than 64 is kept when its JSON holds no secret and becomes
+   * `[REDACTED]` when it does (or cannot be serialised). Other objects go to {@link redactValue}.
+   */
+  redactJson<T>(value: T): T {
+    if (this.secrets.size === 0) return value;
+    return this.json(value, 0) as T;
+  }
+
+  private json(value: unknown, depth: number): unknown {
+    if (typeof value === "string") return this.redact(value);
+    if (typeof value !== "object" || value === null) return value;
+    if (depth >= MAX_DEPTH) {
+      try {
+        const text = JSON.stringify(value);
+        return this.redact(text) === text ? value : REDACTED;
+      } catch {
+        return REDACTED;
+      }
+    }
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        const clean = this.json(item, depth + 1);
+        if (clean !== item) copy ??= value.slice(0, i);
+        copy?.push(clean);
+      }
+      return copy ?? value;
+    }
+    if (Object.getPrototypeOf(value) !== Object.prototype) return this.redactValue(value);
+    const entries = Object.entries(value);
+    let changed = false;
+    for (const entry of entries) {
+      const [key, item] = entry;
+      entry[0] = this.redact(key);
+      entry[1] = this.json(item, depth + 1);
+      changed ||= entry[0] !== key || entry[1] !== item;
+    }
+    // fromEntries defines own properties: a `__proto__` key stays a key.
+    return changed ? Object.fromEntries(entries) : value;
+  }
+
   private walk(value: unknown, depth: number, seen: Map<object, unknown>): unknown {
     if (typeof value === "string") return this.redact(value);
     if (typeof value !== "object" || value === null) return value;
@@ -179,7 +225,13 @@ export class Redactor {
       }
     }
     for (const [key, item] of Object.entries(value)) {
-      copy[this.redact(key)] = isCredentialKey(key) && isSensitive(item) ? REDACTED : next(item);
+      // Defined, not assigned: a `__proto__` key must not set the copy's prototype.
+      Object.defineProperty(copy, this.redact(key), {
+        value: isCredentialKey(key) && isSensitive(item) ? REDACTED : next(item),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return copy;
   }

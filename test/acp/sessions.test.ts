@@ -343,3 +343,36 @@ test("an MCP-over-ACP hook gets the entries it claims, adds its capability, serv
     await s.close();
   }
 });
+
+test("tools() of a session answers from the cached lists while a server's refresh hangs", { timeout: 20_000 }, async () => {
+  const s = await setup({ manager: { toolCacheTtlMs: 0 } });
+  try {
+    await s.sessions.open("a", { cwd: "/tmp", mcpServers: [http("m")] });
+    s.servers.latest("m").muted = true;
+    const names = (await s.sessions.tools("a")).map((t) => t.name);
+    assert.deepEqual(names, ["mcp__m__echo", "mcp__m__look", "mcp__m__wipe", "mcp__m__bad", "mcp__m__slow"]);
+  } finally {
+    await s.close();
+  }
+});
+
+test("the editor's tool-call display shows the server's text as sent; only the model's copy is marked, with a fresh nonce per call", async () => {
+  const s = await setup();
+  try {
+    await s.sessions.open("a", { cwd: "/tmp", mcpServers: [http("m")] });
+    const first = await s.sessions.callTool("a", "mcp__m__echo", { text: "hi" });
+    const second = await s.sessions.callTool("a", "mcp__m__echo", { text: "hi" });
+    const nonce = (text: string) => /^<untrusted-content source="mcp:m\/echo" nonce="([0-9a-f]{32})">\nhi\n<\/untrusted-content nonce="\1">$/.exec(text)?.[1];
+    assert.match(nonce(first.text) ?? "", /^[0-9a-f]{32}$/);
+    assert.match(nonce(second.text) ?? "", /^[0-9a-f]{32}$/);
+    assert.notEqual(nonce(first.text), nonce(second.text));
+    await until(() => s.kinds("a").filter((k) => k === "tool_call_update").length === 4);
+    const shown = updatesOf(s, "a").filter((u) => u.sessionUpdate === "tool_call_update" && "content" in u);
+    assert.deepEqual(shown.map((u) => ("content" in u ? u.content : undefined)), [
+      [{ type: "content", content: { type: "text", text: "hi" } }],
+      [{ type: "content", content: { type: "text", text: "hi" } }],
+    ]);
+  } finally {
+    await s.close();
+  }
+});

@@ -97,7 +97,8 @@ test("session/new with stdio, http and sse servers plus a broken one: the broken
     });
     const textOf = (u: SessionUpdate | undefined) => JSON.stringify(u);
     assert.match(textOf(echoCall![2]), /via stdio/);
-    assert.match(textOf(echoCall![2]), /untrusted-content/, "an editor's server's text is marked untrusted");
+    // An editor's server's text is marked for the model only; the editor shows it as sent.
+    assert.doesNotMatch(textOf(echoCall![2]), /untrusted-content/, "the tool-call display carries no markers");
     assert.deepEqual((addCall![2] as { rawOutput?: unknown }).rawOutput, { sum: 5 });
     assert.match(textOf(sseCall![2]), /via sse/);
     assert.match(textOf(failCall![2]), /this tool always fails/);

@@ -90,3 +90,39 @@ test("a missing secret leaves the server unstarted with an error naming the refe
     await manager.close();
   }
 });
+
+test("a server that echoes its secret in every channel: nothing the agent gets from the manager contains it", async () => {
+  const manager = new McpManager({ secretResolvers: resolvers, shutdownGraceMs: 500 });
+  const events = capture(manager);
+  const seen: Record<string, string> = {};
+  let pid: number | undefined;
+  try {
+    const config = fixtureConfig("mirror", "mirror.ts", ["--tool-named-after-text"], { env: { MIRROR_TEXT: "secret://env/MCPB_TEST_TOKEN" } });
+    await manager.connect([config]);
+    pid = manager.status()[0]!.pid;
+    assert.equal(manager.status()[0]!.state, "ready");
+
+    const tools = await manager.tools();
+    assert.deepEqual(tools.map((t) => t.name), ["mcp__mirror__mirror"], "the tool whose name holds the secret is left out");
+    seen.tools = JSON.stringify(tools);
+    seen.call = JSON.stringify(await manager.callTool("mcp__mirror__mirror", {}));
+    seen.resources = JSON.stringify(await manager.listResources());
+    seen.read = JSON.stringify(await manager.readResource("mirror", "mirror://text"));
+    seen.context = JSON.stringify(await manager.resourceContext([{ server: "mirror", uri: "mirror://text" }]));
+    seen.prompts = JSON.stringify(await manager.listPrompts());
+    seen.prompt = JSON.stringify(await manager.getPrompt("mirror", "mirror"));
+    seen.completion = JSON.stringify(await manager.complete("mirror", { ref: { type: "ref/prompt", name: "mirror" }, argument: { name: "topic", value: "" } }));
+    seen.instructions = JSON.stringify(manager.serverInstructions());
+    seen.status = JSON.stringify(manager.status());
+    seen.events = events.text();
+  } finally {
+    await manager.close();
+  }
+  for (const [channel, text] of Object.entries(seen)) {
+    assert.equal(text.includes(SECRET), false, `${channel} leaks the secret: ${text}`);
+  }
+  const redacted = Object.entries(seen).filter(([, text]) => text.includes("[REDACTED]")).map(([channel]) => channel);
+  assert.deepEqual(redacted, ["tools", "call", "resources", "read", "context", "prompts", "prompt", "completion", "instructions", "events"]);
+  assert.match(seen.events!, /tools left out because their names contain a configured secret: tool_\[REDACTED\]/);
+  assert.equal(alive(pid), false);
+});

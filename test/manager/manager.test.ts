@@ -74,7 +74,7 @@ test("unknown names and malformed arguments are error results, never throws", as
   }
 });
 
-test("untrusted servers: refused without an approver, asked once with allow_always, output wrapped with the session nonce", async () => {
+test("untrusted servers: refused without an approver, asked once with allow_always, output wrapped with a fresh nonce per call", async () => {
   const refused = await setup([memConfig("u", { trust: "untrusted" })]);
   try {
     const r = await refused.manager.callTool("mcp__u__echo", { text: "x" });
@@ -97,8 +97,12 @@ test("untrusted servers: refused without an approver, asked once with allow_alwa
     assert.equal(asked.length, 1);
     assert.deepEqual(asked[0], { server: "u", tool: "echo", bridgedName: "mcp__u__echo", args: { text: "data" } });
     assert.equal(second.isError, false);
-    assert.match(first.text, new RegExp(`^<untrusted-content source="mcp:u/echo" nonce="${manager.nonce}">\\ndata\\n</untrusted-content nonce="${manager.nonce}">$`));
-    assert.match(manager.instructions(), new RegExp(manager.nonce));
+    const marked = (text: string) => new RegExp(`^<untrusted-content source="mcp:u/echo" nonce="([0-9a-f]{32})">\\n${text}\\n</untrusted-content nonce="\\1">$`);
+    assert.match(first.text, marked("data"));
+    assert.match(second.text, marked("more"));
+    assert.notEqual(marked("data").exec(first.text)![1], marked("more").exec(second.text)![1], "each call has its own nonce");
+    assert.deepEqual(first.display, [{ type: "text", text: "data" }], "a person's copy has no markers");
+    assert.match(manager.instructions(), /its own random nonce/);
   } finally {
     await manager.close();
   }
@@ -269,7 +273,7 @@ test("resources: listed through the filter, read with wrapping for untrusted ser
     assert.deepEqual(list.map((r) => [r.server, r.uri]), [["docs", "mem://docs/a"], ["docs", "mem://docs/b"]]);
     const read = await manager.readResource("docs", "mem://docs/a");
     const text = (read.contents[0] as { text: string }).text;
-    assert.match(text, new RegExp(`^<untrusted-content source="mcp:docs/mem://docs/a" nonce="${manager.nonce}">\\ntext of mem://docs/a\\n`));
+    assert.match(text, /^<untrusted-content source="mcp:docs\/mem:\/\/docs\/a" nonce="[0-9a-f]{32}">\ntext of mem:\/\/docs\/a\n/);
     await assert.rejects(manager.readResource("docs", "mem://private/key"), (e: unknown) => e instanceof ManagerError && e.code === "RESOURCE_FILTERED");
     await assert.rejects(manager.readResource("hidden", "mem://docs/a"), (e: unknown) => e instanceof ManagerError && e.code === "RESOURCES_DISABLED");
     await assert.rejects(manager.readResource("nobody", "mem://docs/a"), (e: unknown) => e instanceof ManagerError && e.code === "UNKNOWN_SERVER");

@@ -197,6 +197,44 @@ describe("Redactor.redactValue", () => {
     for (let i = 0; i < 200; i++) deep = { next: deep };
     assert.ok(!JSON.stringify(r.redactValue(deep)).includes(SECRET));
   });
+
+  test("a __proto__ key (as JSON.parse makes) stays a key of the copy, never its prototype", () => {
+    const r = withSecrets(SECRET);
+    const out = r.redactValue(JSON.parse(`{"__proto__":{"polluted":"${SECRET}"}}`) as Record<string, unknown>);
+    assert.equal(Object.getPrototypeOf(out), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(out, "__proto__")?.value, { polluted: REDACTED });
+  });
+});
+
+describe("Redactor.redactJson", () => {
+  test("copies only what held a secret: untouched subtrees keep their identity", () => {
+    const r = withSecrets(SECRET);
+    const clean = { type: "object", properties: { a: { type: "string" } } };
+    const input = { name: "t", description: `uses ${SECRET}`, inputSchema: clean, list: ["x", { [SECRET]: 1 }] };
+    const out = r.redactJson(input);
+    assert.deepEqual(out, { name: "t", description: `uses ${REDACTED}`, inputSchema: clean, list: ["x", { [REDACTED]: 1 }] });
+    assert.equal(out.inputSchema, clean, "the schema without a secret is the same object");
+    assert.equal(input.description, `uses ${SECRET}`, "the input is not modified");
+    const plain = { a: [1, "two", { three: null }] };
+    assert.equal(r.redactJson(plain), plain, "nothing to redact: the value itself");
+    assert.equal(new Redactor().redactJson(input), input, "no secrets known: the value itself");
+  });
+
+  test("a __proto__ key stays a key; deep nesting is kept when clean and replaced when it holds a secret", () => {
+    const r = withSecrets(SECRET);
+    const parsed = JSON.parse(`{"__proto__":{"x":"${SECRET}"}}`) as Record<string, unknown>;
+    const out = r.redactJson(parsed);
+    assert.equal(Object.getPrototypeOf(out), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(out, "__proto__")?.value, { x: REDACTED });
+    let cleanDeep: unknown = "leaf";
+    let secretDeep: unknown = SECRET;
+    for (let i = 0; i < 200; i++) {
+      cleanDeep = { next: cleanDeep };
+      secretDeep = { next: secretDeep };
+    }
+    assert.equal(r.redactJson(cleanDeep), cleanDeep);
+    assert.ok(!JSON.stringify(r.redactJson(secretDeep)).includes(SECRET));
+  });
 });
 
 describe("redactUrl", () => {

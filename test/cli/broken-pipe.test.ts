@@ -36,7 +36,9 @@ test("inspect whose reader leaves after the first line exits 0 without a stack t
       cli.on("exit", () => reject(new Error(`the CLI exited before printing a line: ${stderr}`)));
     });
     assert.match(firstLine, /^server\s+faulty/);
-    assert.equal(below.length, 2, "the server and the grandchild it started");
+    // At least the server and the grandchild it started; tsx may add its esbuild service
+    // process under the CLI, which must be gone at the end as well.
+    assert.ok(below.length >= 2, `expected the server and its grandchild below the CLI, found ${below.length}`);
     assert.deepEqual(await exited, [0, null]);
     assert.equal(stderr, "", "nothing on stderr: no EPIPE stack trace");
     for (const pid of below) assert.equal(await waitGone(pid), true, `process ${pid} outlived the CLI`);

@@ -1,21 +1,23 @@
 /**
- * The MCP clients the CLI has open, so that the process can close them all when it must end
+ * The MCP clients the CLI has opened, so that the process can close them all when it must end
  * early (its output pipe broke: see main.ts). Closing a stdio client stops the server's whole
  * process group, which exiting alone would not: the server would see stdin end, but a
  * grandchild it started would live on.
  */
 import type { McpClient } from "../mcp/client.ts";
 
-const open = new Set<McpClient>();
+// Kept after their "close" event too: that event comes when the connection ends, while the
+// server's shutdown (grace, SIGTERM, SIGKILL of its group) may still be running, and the
+// process must not exit before it is done. `close()` is idempotent and returns that shutdown.
+const opened = new Set<McpClient>();
 
-/** Holds `client` until it closes; returns it. */
+/** Remembers `client` for {@link closeOpenClients}; returns it. */
 export function trackClient(client: McpClient): McpClient {
-  open.add(client);
-  client.on("close", () => open.delete(client));
+  opened.add(client);
   return client;
 }
 
-/** Closes every client still open; never rejects. */
+/** Closes every client opened, and waits until each shutdown is complete; never rejects. */
 export async function closeOpenClients(): Promise<void> {
-  await Promise.allSettled([...open].map((client) => client.close()));
+  await Promise.allSettled([...opened].map((client) => client.close()));
 }

@@ -11,8 +11,10 @@ import { descendants, fixture, reap, ROOT, waitGone } from "../e2e/helpers.ts";
 
 test("inspect whose reader leaves after the first line exits 0 without a stack trace and leaves no process behind", { timeout: 60_000 }, async () => {
   // 9000 tools make ~250 KB of output: far more than a pipe holds plus one read of it, so
-  // writes are still going when the reader leaves.
-  const server = fixture("faulty.ts", ["--tools", "9000", "--spawn-grandchild"]);
+  // writes are still going when the reader leaves. The server ignores stdin's end and SIGTERM,
+  // as a wrapper with a live child does, so only the whole shutdown (grace, SIGTERM, SIGKILL of
+  // the group) stops it: the CLI must not exit before that is done.
+  const server = fixture("faulty.ts", ["--tools", "9000", "--spawn-grandchild", "--ignore-stdin-eof"]);
   const cli = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "inspect", "--", server.command, ...server.args!], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],

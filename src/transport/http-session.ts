@@ -18,7 +18,7 @@
  */
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { BridgeError } from "../jsonrpc/errors.ts";
-import { IdTable, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
+import { encodeMessage, IdTable, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { formatSseEvent } from "../jsonrpc/sse.ts";
 import { versionAtLeast } from "../mcp/versions.ts";
 import { EventStore, formatEventId, parseEventId, type EventStoreOptions, type StoredEvent } from "./event-store.ts";
@@ -306,15 +306,10 @@ export class StreamableHttpSessionTransport implements Transport {
 
   /** Sends one message on `ch`; `final` means it completes a POST. */
   private emit(ch: Channel, message: JsonRpcMessage | JsonRpcMessage[], final: boolean): void {
-    let data: string;
-    try {
-      data = JSON.stringify(message);
-    } catch (err) {
-      // The POST must still end: a result that cannot be serialised becomes an error for it.
-      if (!final) throw err;
-      const id = Array.isArray(message) ? null : ((message as { id?: JsonRpcId }).id ?? null);
-      data = JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error: the result could not be serialised" } });
-    }
+    // A response always encodes (a result that cannot be serialised becomes -32603), so a
+    // POST always ends; a request or notification that cannot be serialised makes send() reject.
+    const data = encodeMessage(message);
+    if (typeof data !== "string") throw data;
     if (ch.streamId === undefined) {
       const res = ch.res;
       if (!writable(res)) return; // the client left before any event id: nothing can resume it

@@ -43,6 +43,8 @@ export interface HttpSessionOptions {
   keepAliveMs?: number;
   /** Called once when the transport closes (the server forgets the session). */
   onEnd?: () => void;
+  /** Called whenever one of its HTTP responses closes (the server restarts its idle clock). */
+  onResponseClosed?: () => void;
 }
 
 const DONE = Promise.resolve();
@@ -81,6 +83,7 @@ export class StreamableHttpSessionTransport implements Transport {
   private readonly keepAliveMs: number;
   private readonly maxBuffered: number;
   private readonly onEnd: (() => void) | undefined;
+  private readonly onResponseClosed: (() => void) | undefined;
   private nextStream = 0;
   private openResponses = 0;
   private started = false;
@@ -94,6 +97,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.retryMs = options.retryMs ?? 1000;
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.onEnd = options.onEnd;
+    this.onResponseClosed = options.onResponseClosed;
     if (!this.stateless) {
       this.store = new EventStore(options.eventStore);
       this.standalone = new Channel(undefined, 0, undefined);
@@ -122,6 +126,11 @@ export class StreamableHttpSessionTransport implements Transport {
   /** True while an HTTP response of this session is open (it is not idle). */
   get busy(): boolean {
     return this.openResponses > 0;
+  }
+
+  /** True while a request of this session waits for its answer (a GET stream alone does not count). */
+  get answering(): boolean {
+    return this.byRequest.size > 0;
   }
 
   start(): Promise<void> {
@@ -368,6 +377,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.openResponses++;
     res.once("close", () => {
       this.openResponses--;
+      this.onResponseClosed?.();
       if (ch.res === res) ch.detach();
       // Stateless: the one exchange is over (answered, or the client left: nothing can resume).
       if (this.stateless) void this.close();

@@ -128,7 +128,8 @@ export class OutboundRequests {
         `request "${p.method}": the response was ${size} and was discarded; raise maxLineBytes or ask for less`,
         { cause: e, details: { method: p.method, bytesRead, maxLineBytes } },
       ));
-    } else if (kind === undefined || id === undefined) {
+    } else if (kind !== "request") {
+      // Not known to be a request from the other side: it may have been one of our responses.
       this.discarded = { note: `${size} was discarded without a readable id (it may have been the response)`, beforeId: nextId };
     }
   }

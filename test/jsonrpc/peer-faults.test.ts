@@ -138,7 +138,10 @@ test("a discarded line that is a response with a readable id fails that request 
   overLimit(t, `{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"p":"${padding}"}}`);
   // An "id" nested in the result is not the response's id.
   overLimit(t, `{"jsonrpc":"2.0","result":{"id":1,"text":"${padding}"},"id":7}`);
+  // Nor does a notification; and none of these is remembered as a possible lost response.
+  overLimit(t, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${padding}"}}`);
   assert.equal(peer.pendingCount, 1);
+  assert.equal(peer.lastDiscardedLine, undefined);
   t.onmessage?.({ jsonrpc: "2.0", id: 1, result: { tools: [] } });
   assert.deepEqual(await first, { tools: [] });
   await peer.close();

@@ -92,6 +92,12 @@ export function fromError(err: unknown, context: { server: string; tool: string 
         return errorResult("limit", `${call} exceeded a size limit of mcp-bridge. Retrying with a smaller request may work.`, {
           retryable: true,
         });
+      case "INVALID_PARAMS":
+        return errorResult(
+          "rejected",
+          `The arguments of the call to ${tool} on ${server} could not be sent (they are not plain JSON), so ${tool} did not run. Retry with JSON-only arguments.`,
+          { retryable: false },
+        );
       case "OUTPUT_SCHEMA_MISMATCH":
         return errorResult(
           "invalid_result",

@@ -57,6 +57,8 @@ export type BridgeErrorCode =
   | "PARSE_ERROR"
   | "INVALID_UTF8"
   | "INVALID_MESSAGE"
+  /** Params of an outgoing request or notification that cannot be sent (not serialisable as JSON). */
+  | "INVALID_PARAMS"
   | "TOO_MANY_PENDING"
   | "UNSUPPORTED_VERSION"
   | "INVALID_RESULT"

@@ -4,6 +4,7 @@
  * Classification looks at the *presence* of members, never their truthiness: `id: 0` and
  * `id: ""` are valid ids; `id: null` on a request is invalid.
  */
+import { BridgeError, ErrorCode, errorMessage } from "./errors.ts";
 
 /** A request id. Compared exactly: `"1"` and `1` are different ids. */
 export type JsonRpcId = string | number;
@@ -51,8 +52,14 @@ export type ClassifiedMessage =
   | { kind: "request"; message: JsonRpcRequest }
   | { kind: "notification"; message: JsonRpcNotification }
   | { kind: "response"; message: JsonRpcResponse }
-  /** Not a valid message; `id` is the readable request id, if any, to answer -32600 with. */
-  | { kind: "invalid"; id: JsonRpcId | null; reason: string };
+  /**
+   * Not a valid message. `id` is the readable id of a malformed request, to answer -32600 with
+   * (null otherwise). `response` is set when the value is a malformed *response* (no `method`;
+   * an `id`, `result` or `error`): such a value is never answered, since an error carrying its
+   * id would read as the answer to the other side's own request of that id; `response.id` is
+   * its readable id, so the request it answers can fail instead.
+   */
+  | { kind: "invalid"; id: JsonRpcId | null; reason: string; response?: { id: JsonRpcId | null } };
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -73,46 +80,98 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   if (!isPlainObject(value)) return { kind: "invalid", id: null, reason: "message is not an object" };
   const hasId = Object.prototype.hasOwnProperty.call(value, "id");
   const readableId = hasId && isId(value.id) ? value.id : null;
+  const hasMethod = Object.prototype.hasOwnProperty.call(value, "method");
+  const hasResult = Object.prototype.hasOwnProperty.call(value, "result");
+  const hasError = Object.prototype.hasOwnProperty.call(value, "error");
+  if (!hasMethod && (hasId || hasResult || hasError)) return classifyResponse(value, hasId, hasResult, hasError, readableId);
   if (value.jsonrpc !== "2.0") {
     return { kind: "invalid", id: readableId, reason: 'jsonrpc must be "2.0"' };
   }
-  if (Object.prototype.hasOwnProperty.call(value, "method")) {
-    if (typeof value.method !== "string") {
-      return { kind: "invalid", id: readableId, reason: "method must be a string" };
-    }
-    const params = value.params;
-    if (params !== undefined && !isPlainObject(params) && !Array.isArray(params)) {
-      return { kind: "invalid", id: readableId, reason: "params must be an object or an array" };
-    }
-    if (!hasId) return { kind: "notification", message: value as unknown as JsonRpcNotification };
-    if (!isId(value.id)) {
-      return { kind: "invalid", id: null, reason: "request id must be a string or a number" };
-    }
-    return { kind: "request", message: value as unknown as JsonRpcRequest };
+  if (!hasMethod) return { kind: "invalid", id: null, reason: "message has neither method nor exactly one of result/error" };
+  if (typeof value.method !== "string") {
+    return { kind: "invalid", id: readableId, reason: "method must be a string" };
   }
-  const hasResult = Object.prototype.hasOwnProperty.call(value, "result");
-  const hasError = Object.prototype.hasOwnProperty.call(value, "error");
-  if (hasResult === hasError) {
-    return { kind: "invalid", id: readableId, reason: "message has neither method nor exactly one of result/error" };
+  const params = value.params;
+  if (params !== undefined && !isPlainObject(params) && !Array.isArray(params)) {
+    return { kind: "invalid", id: readableId, reason: "params must be an object or an array" };
   }
+  if (!hasId) return { kind: "notification", message: value as unknown as JsonRpcNotification };
+  if (!isId(value.id)) {
+    return { kind: "invalid", id: null, reason: "request id must be a string or a number" };
+  }
+  return { kind: "request", message: value as unknown as JsonRpcRequest };
+}
+
+/** A value without `method` that carries an id, a result or an error: a response, or a malformed one. */
+function classifyResponse(
+  value: Record<string, unknown>,
+  hasId: boolean,
+  hasResult: boolean,
+  hasError: boolean,
+  readableId: JsonRpcId | null,
+): ClassifiedMessage {
+  const malformed = (reason: string): ClassifiedMessage => ({ kind: "invalid", id: null, reason, response: { id: readableId } });
+  if (value.jsonrpc !== "2.0") return malformed('jsonrpc must be "2.0"');
+  if (hasResult === hasError) return malformed("message has neither method nor exactly one of result/error");
   if (hasResult) {
-    if (!isId(value.id)) return { kind: "invalid", id: null, reason: "response id must be a string or a number" };
+    if (!isId(value.id)) return malformed("response id must be a string or a number");
     return { kind: "response", message: value as unknown as JsonRpcSuccess };
   }
   const err = value.error;
   if (!isPlainObject(err) || !Number.isInteger(err.code) || typeof err.message !== "string") {
-    return { kind: "invalid", id: readableId, reason: "error must be {code: integer, message: string}" };
+    return malformed("error must be {code: integer, message: string}");
   }
   // An error response may carry id null (or omit it) when the request id was unreadable.
-  if (hasId && value.id !== null && !isId(value.id)) {
-    return { kind: "invalid", id: null, reason: "response id must be a string, a number or null" };
-  }
+  if (hasId && value.id !== null && !isId(value.id)) return malformed("response id must be a string, a number or null");
   const normalised: JsonRpcErrorResponse = {
     jsonrpc: "2.0",
     id: hasId ? (value.id as JsonRpcId | null) : null,
     error: err as unknown as JsonRpcErrorObject,
   };
   return { kind: "response", message: normalised };
+}
+
+/**
+ * The JSON text of a message or batch: what every transport sends. A response always encodes:
+ * one whose result cannot be serialised (a BigInt, a cycle, nesting deeper than the stack, a
+ * throwing `toJSON`) is replaced by a -32603 error for the same id, so the requester gets an
+ * answer and the process goes on. A request or notification that cannot be serialised gives
+ * back (not throws) a `BridgeError INVALID_PARAMS` naming its method, for `send()` to reject
+ * with. `JSON.stringify` runs once when the message is fine; only a failure pays for more.
+ *
+ * ```ts
+ * encodeMessage({ jsonrpc: "2.0", id: 1, result: { n: 10n } })
+ * // '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: the result cannot be serialised as JSON (Do not know how to serialize a BigInt)"}}'
+ * ```
+ */
+export function encodeMessage(message: JsonRpcMessage | JsonRpcMessage[]): string | BridgeError {
+  try {
+    return JSON.stringify(message);
+  } catch (err) {
+    if (!Array.isArray(message)) return encodeFailed(message, err);
+    const parts: string[] = [];
+    for (const m of message) {
+      const text = encodeMessage(m);
+      if (typeof text !== "string") return text;
+      parts.push(text);
+    }
+    return `[${parts.join(",")}]`;
+  }
+}
+
+function encodeFailed(message: JsonRpcMessage, err: unknown): string | BridgeError {
+  // The first line only: V8 describes a cycle over several lines, naming properties.
+  const why = errorMessage(err).split("\n", 1)[0];
+  if ("method" in message) {
+    const what = "id" in message ? "request" : "notification";
+    return new BridgeError("INVALID_PARAMS", `${what} "${String(message.method)}": params cannot be serialised as JSON (${why})`, {
+      cause: err,
+      details: { method: message.method },
+    });
+  }
+  const id = typeof message.id === "string" || typeof message.id === "number" ? message.id : null;
+  const error = { code: ErrorCode.InternalError, message: `Internal error: the result cannot be serialised as JSON (${why})` };
+  return JSON.stringify({ jsonrpc: "2.0", id, error });
 }
 
 /** True when the response is an error response. */

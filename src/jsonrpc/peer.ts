@@ -5,11 +5,9 @@
  * dispatches incoming requests and notifications to handlers. MCP and ACP both sit on it; the
  * method names it knows by itself (cancel, progress) are options.
  */
-import { BridgeError, ErrorCode, RpcError, errorMessage } from "./errors.ts";
+import { BridgeError, ErrorCode, errorMessage } from "./errors.ts";
 import {
   classifyMessage,
-  IdTable,
-  isErrorResponse,
   type JsonRpcErrorResponse,
   type JsonRpcId,
   type JsonRpcMessage,
@@ -20,14 +18,12 @@ import {
 } from "./message.ts";
 import type { Transport } from "../transport/transport.ts";
 import { InboundRequests, type Reply, type RequestContext } from "./inbound.ts";
+import { OutboundRequests } from "./outbound.ts";
 
-import type { NotificationHandler, NotifyOptions, Pending, PeerOptions, PeerStats, ProgressInfo, RequestHandler, RequestOptions } from "./peer-types.ts";
+import type { NotificationHandler, NotifyOptions, Pending, PeerOptions, PeerStats, RequestHandler, RequestOptions } from "./peer-types.ts";
 
 export type { RequestContext } from "./inbound.ts";
 export type { NotificationHandler, NotifyOptions, PeerOptions, PeerStats, ProgressInfo, RequestHandler, RequestOptions } from "./peer-types.ts";
-
-/** How many ids of finished requests are remembered, to tell late responses from unknown ones. */
-const FINISHED_MEMORY = 1024;
 
 const defaultCancelParams = (id: JsonRpcId, reason: string): JsonRpcParams => ({ requestId: id, reason });
 const defaultCancelledId = (params: unknown): JsonRpcId | undefined => {
@@ -57,11 +53,7 @@ export class JsonRpcPeer {
 
   private readonly transport: Transport;
   private readonly opts: Required<Omit<PeerOptions, "progressMethod">> & { progressMethod: string | null };
-  /** Requests in flight, by the integer ids we hand out (a string id from the other side never matches). */
-  private readonly pending = new IdTable<Pending>();
-  /** The last FINISHED_MEMORY ids settled, to tell late responses from unknown ones. */
-  private readonly finishedRing: number[] = new Array<number>(FINISHED_MEMORY).fill(0);
-  private finishedNext = 0;
+  private readonly outbound: OutboundRequests;
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly inbound: InboundRequests;
@@ -87,6 +79,11 @@ export class JsonRpcPeer {
       request: (method, params, o) => this.request(method, params, o),
       progressMethod: this.opts.progressMethod,
     });
+    this.outbound = new OutboundRequests({
+      stats: this.stats,
+      timedOut: (p, error) => this.abandon(p, error, "timeout"),
+      callbackFailed: (what, e) => this.reportHandlerError(what, e),
+    });
   }
 
   /** True once the connection has ended. */
@@ -96,7 +93,16 @@ export class JsonRpcPeer {
 
   /** Requests sent and not yet settled. */
   get pendingCount(): number {
-    return this.pending.size;
+    return this.outbound.size;
+  }
+
+  /**
+   * Set once a line over the transport's limit was discarded without a readable response id:
+   * a sentence saying so, which the timeout of a request in flight at that moment repeats
+   * (the line may have been its response). For callers with deadlines of their own.
+   */
+  get lastDiscardedLine(): string | undefined {
+    return this.outbound.lastDiscardedLine;
   }
 
   /** Wires the transport and starts it. */
@@ -130,9 +136,9 @@ export class JsonRpcPeer {
   request<T = unknown>(method: string, params?: JsonRpcParams, options: RequestOptions = {}): Promise<T> {
     if (this.closedReason) return Promise.reject(this.closedError());
     if (options.signal?.aborted) return Promise.reject(cancelledError(method, options.signal));
-    if (this.pending.size >= this.opts.maxPendingRequests) {
+    if (this.outbound.size >= this.opts.maxPendingRequests) {
       return Promise.reject(
-        new BridgeError("TOO_MANY_PENDING", `${method}: ${this.pending.size} requests already in flight`),
+        new BridgeError("TOO_MANY_PENDING", `${method}: ${this.outbound.size} requests already in flight`),
       );
     }
     const id = this.nextId++;
@@ -159,15 +165,16 @@ export class JsonRpcPeer {
         signal: options.signal,
         onAbort: undefined,
       };
-      this.pending.set(id, p);
-      this.arm(p, timeoutMs);
+      this.outbound.add(p);
       if (p.signal) {
         p.onAbort = () => this.abandon(p, cancelledError(method, p.signal!), "cancelled by the caller");
         p.signal.addEventListener("abort", p.onAbort, { once: true });
       }
+      // A request that could not be sent (params that cannot be serialised, a closed channel)
+      // never left: it fails as it is, and no cancellation follows it.
       this.write(message, options.relatedRequestId).catch((err: unknown) => {
-        if (this.pending.get(id) === p) {
-          this.settle(p);
+        if (this.outbound.get(id) === p) {
+          this.outbound.settle(p);
           reject(err instanceof Error ? err : new BridgeError("CLOSED", errorMessage(err)));
         }
       });
@@ -196,44 +203,24 @@ export class JsonRpcPeer {
   }
 
   private write(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: JsonRpcId): Promise<void> {
-    return relatedRequestId === undefined
-      ? this.transport.send(message)
-      : this.transport.send(message, { relatedRequestId });
-  }
-
-  private arm(p: Pending, ms: number): void {
-    const remaining = p.deadline - Date.now();
-    const capped = Math.max(0, Math.min(ms, remaining));
-    const hitCap = remaining <= ms;
-    p.timer = setTimeout(() => {
-      const what = hitCap ? `its total time cap` : `${p.timeoutMs} ms`;
-      this.abandon(
-        p,
-        new BridgeError("TIMEOUT", `request "${p.method}" timed out after ${what}`, {
-          details: { method: p.method, timeoutMs: p.timeoutMs },
-        }),
-        "timeout",
-      );
-    }, capped);
+    try {
+      return relatedRequestId === undefined
+        ? this.transport.send(message)
+        : this.transport.send(message, { relatedRequestId });
+    } catch (err) {
+      // A transport that throws instead of rejecting must not take the process down.
+      return Promise.reject(err);
+    }
   }
 
   /** Gives up on a request: settle the caller now, tell the other side best-effort. */
   private abandon(p: Pending, error: Error, reason: string): void {
-    if (this.pending.get(p.id) !== p) return;
-    this.settle(p);
+    if (this.outbound.get(p.id) !== p) return;
+    this.outbound.settle(p);
     p.reject(error);
     if (!this.closedReason) {
       this.notify(this.opts.cancelMethod, this.opts.cancelParams(p.id, reason)).catch(() => undefined);
     }
-  }
-
-  /** The one cleanup path: timer, abort listener, pending entry. */
-  private settle(p: Pending): void {
-    if (p.timer !== undefined) clearTimeout(p.timer);
-    if (p.onAbort && p.signal) p.signal.removeEventListener("abort", p.onAbort);
-    this.pending.delete(p.id);
-    this.finishedRing[this.finishedNext] = p.id;
-    this.finishedNext = (this.finishedNext + 1) % FINISHED_MEMORY;
   }
 
   private receive(value: unknown): void {
@@ -271,7 +258,7 @@ export class JsonRpcPeer {
     const c = classifyMessage(value);
     switch (c.kind) {
       case "response":
-        this.receiveResponse(c.message);
+        this.outbound.receive(c.message);
         return undefined;
       case "notification":
         this.receiveNotification(c.message);
@@ -280,22 +267,15 @@ export class JsonRpcPeer {
         return this.receiveRequest(c.message);
       case "invalid":
         this.stats.invalidMessages++;
-        return errorResponse(c.id, ErrorCode.InvalidRequest, `Invalid Request: ${c.reason}`);
+        if (c.response === undefined) return errorResponse(c.id, ErrorCode.InvalidRequest, `Invalid Request: ${c.reason}`);
+        // A malformed response is never answered (see ClassifiedMessage); its request fails.
+        if (c.response.id !== null) {
+          this.outbound.fail(c.response.id, (p) => new BridgeError("INVALID_MESSAGE", `request "${p.method}": the response is malformed: ${c.reason}`, {
+            details: { method: p.method, reason: c.reason },
+          }));
+        }
+        return undefined;
     }
-  }
-
-  private receiveResponse(r: JsonRpcResponse): void {
-    const id = r.id;
-    const p = id === null ? undefined : this.pending.get(id);
-    if (!p) {
-      // A linear scan, but only for responses nobody waits for (rare by nature).
-      if (typeof id === "number" && id > 0 && this.finishedRing.includes(id)) this.stats.lateResponses++;
-      else this.stats.unknownResponses++;
-      return;
-    }
-    this.settle(p);
-    if (isErrorResponse(r)) p.reject(RpcError.fromObject(r.error));
-    else p.resolve(r.result);
   }
 
   private receiveNotification(n: JsonRpcNotification): void {
@@ -304,7 +284,7 @@ export class JsonRpcPeer {
       const id = this.opts.cancelledId(params);
       if (id !== undefined) this.inbound.cancel(id);
     } else if (method === this.opts.progressMethod) {
-      this.routeProgress(params);
+      this.outbound.progress(params);
     }
     const handler = this.notificationHandlers.get(method);
     try {
@@ -312,26 +292,6 @@ export class JsonRpcPeer {
       if (done instanceof Promise) done.catch((e: unknown) => this.reportHandlerError(method, e));
     } catch (e) {
       this.reportHandlerError(method, e);
-    }
-  }
-
-  private routeProgress(params: unknown): void {
-    const pp = params as { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined;
-    const token = pp?.progressToken;
-    if (typeof token !== "number" && typeof token !== "string") return;
-    const p = this.pending.get(token);
-    if (!p?.onProgress || typeof pp?.progress !== "number") return;
-    if (p.resetOnProgress) {
-      if (p.timer !== undefined) clearTimeout(p.timer);
-      this.arm(p, p.timeoutMs);
-    }
-    const info: ProgressInfo = { progress: pp.progress };
-    if (typeof pp.total === "number") info.total = pp.total;
-    if (typeof pp.message === "string") info.message = pp.message;
-    try {
-      p.onProgress(info);
-    } catch (e) {
-      this.reportHandlerError(`${p.method} progress callback`, e);
     }
   }
 
@@ -346,6 +306,7 @@ export class JsonRpcPeer {
   private transportError(e: Error): void {
     if (e instanceof BridgeError && (e.code === "PARSE_ERROR" || e.code === "INVALID_UTF8" || e.code === "LINE_TOO_LONG")) {
       this.stats.parseErrors++;
+      if (e.code === "LINE_TOO_LONG") this.outbound.lineTooLong(e, this.nextId);
       if (this.opts.answerParseErrors) {
         this.write(errorResponse(null, ErrorCode.ParseError, `Parse error: ${e.message}`)).catch(() => undefined);
       }
@@ -362,10 +323,7 @@ export class JsonRpcPeer {
     if (this.closedReason) return;
     this.closedReason = reason ?? new BridgeError("CLOSED", "connection closed");
     const err = this.closedError();
-    for (const p of this.pending.values()) {
-      this.settle(p);
-      p.reject(err);
-    }
+    this.outbound.failAll(err);
     this.inbound.abortAll(err);
     this.onclose?.(reason);
   }

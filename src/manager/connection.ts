@@ -235,8 +235,11 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        // A reply discarded as too long (its id unreadable) is the likely reason: say so.
+        const discarded = ctx.client?.connection?.lastDiscardedLine;
+        const meanwhile = discarded === undefined ? "" : `; meanwhile ${discarded}`;
         reject(
-          new BridgeError("TIMEOUT", `server ${JSON.stringify(this.name)} did not become ready within ${timeoutMs} ms (start, handshake and tools/list)`, {
+          new BridgeError("TIMEOUT", `server ${JSON.stringify(this.name)} did not become ready within ${timeoutMs} ms (start, handshake and tools/list)${meanwhile}`, {
             details: { timeoutMs },
           }),
         );

@@ -24,7 +24,7 @@
  */
 import type * as http from "node:http";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
-import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/message.ts";
+import { encodeMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { Exchange, ReplyStreams, type StreamHost } from "./http-client-streams.ts";
 import { describeErrorBody, drain, mediaType, readBody, statusError } from "./http-body.ts";
 import { httpUrl, keepAliveAgent, normalizeHeaders } from "./http-options.ts";
@@ -126,12 +126,8 @@ export class StreamableHttpClientTransport implements Transport {
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.closed) return Promise.reject(closedError());
-    let body: string;
-    try {
-      body = JSON.stringify(message);
-    } catch (err) {
-      return Promise.reject(new BridgeError("INVALID_MESSAGE", `message cannot be serialised: ${errorMessage(err)}`));
-    }
+    const body = encodeMessage(message);
+    if (typeof body !== "string") return Promise.reject(body);
     const single = Array.isArray(message) ? undefined : (message as { method?: unknown; params?: unknown });
     const method = typeof single?.method === "string" ? single.method : undefined;
     const ids = requestIds(message);

@@ -14,7 +14,8 @@
  * 406 `Accept` lacking a required type; 409 a second GET stream; 413 body too large; 408 body
  * too slow; 415 not `application/json`; 400 malformed JSON (-32700), invalid JSON-RPC (-32600),
  * a batch outside 2025-03-26, a missing session id, an unsupported `MCP-Protocol-Version`;
- * 503 too many sessions. Error bodies are JSON-RPC errors with `id: null`.
+ * 503 too many sessions, each with a request in flight (else the idlest is closed instead).
+ * Error bodies are JSON-RPC errors with `id: null`.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
@@ -47,9 +48,16 @@ export interface StreamableHttpServerOptions extends HttpGuardOptions {
   path?: string;
   /** No session ids and no GET stream: every POST gets a fresh transport and session. */
   stateless?: boolean;
-  /** A session with no open response for about this long expires (then 404). Default 30 min. */
+  /**
+   * A session with no open response for about this long expires (then 404), counted from its
+   * last request or the end of its last response. Default 5 min.
+   */
   sessionIdleMs?: number;
-  /** Sessions at once; `initialize` beyond gets 503. Default 1000. */
+  /**
+   * Sessions at once. An `initialize` beyond closes the session idle the longest (one with no
+   * request waiting for its answer; an open GET stream alone does not protect a session), and
+   * gets 503 only when every session has a request in flight. Default 1000.
+   */
   maxSessions?: number;
   /** Per-session resumability store. Defaults 1000 events / 8 MiB. */
   eventStore?: { maxEvents?: number; maxBytes?: number };
@@ -64,7 +72,14 @@ export interface StreamableHttpServerOptions extends HttpGuardOptions {
 interface SessionEntry {
   readonly transport: StreamableHttpSessionTransport;
   readonly timer: ReturnType<typeof setTimeout>;
+  /** When it was last used, on the server's activity counter (higher is more recent). */
+  lastUsed: number;
+  /** Until its initialize POST is handed over: never evicted meanwhile. */
+  opening: boolean;
 }
+
+/** Default idle expiry of a session: long enough for a slow agent turn, short enough to free state. */
+const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
 
 /** What a POST body holds, once checked. */
 interface BodyShape {
@@ -88,6 +103,8 @@ export class StreamableHttpServer {
   private readonly options: StreamableHttpServerOptions;
   private readonly allow: string;
   private readonly sessions = new Map<string, SessionEntry>();
+  /** Counts uses of sessions: an order for "idle the longest" that needs no clock. */
+  private activity = 0;
   /** Stateless transports still serving their POST. */
   private readonly transient = new Set<StreamableHttpSessionTransport>();
   private server: Server | undefined;
@@ -99,7 +116,7 @@ export class StreamableHttpServer {
     this.path = options.path ?? "/mcp";
     this.stateless = options.stateless === true;
     this.guard = new HttpGuard(options);
-    this.idleMs = options.sessionIdleMs ?? 30 * 60_000;
+    this.idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
     this.maxSessions = options.maxSessions ?? 1000;
     this.versions = new Set(options.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS);
     this.allow = this.stateless ? "POST" : "GET, POST, DELETE";
@@ -187,9 +204,10 @@ export class StreamableHttpServer {
         sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Mcp-Session-Id header is required");
         return;
       }
-      transport = await this.createSession(res);
-      if (!transport) return;
-      transport.acceptPost(res, value, shape.ids, { "mcp-session-id": transport.sessionId });
+      const entry = await this.createSession(res);
+      if (!entry) return;
+      entry.transport.acceptPost(res, value, shape.ids, { "mcp-session-id": entry.transport.sessionId });
+      entry.opening = false;
       return;
     }
     transport = this.session(sid, res);
@@ -265,7 +283,7 @@ export class StreamableHttpServer {
       sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found: unknown or terminated session");
       return undefined;
     }
-    entry.timer.refresh();
+    this.touch(entry);
     return entry.transport;
   }
 
@@ -276,9 +294,31 @@ export class StreamableHttpServer {
     return false;
   }
 
-  private async createSession(res: ServerResponse): Promise<StreamableHttpSessionTransport | undefined> {
-    if (this.sessions.size >= this.maxSessions) {
-      sendRpcError(res, 503, HTTP_REFUSAL_CODE, `Service Unavailable: ${this.maxSessions} sessions already open`, { "retry-after": "5" });
+  /** The session was used now: it moves to the back of the eviction order and its idle clock restarts. */
+  private touch(entry: SessionEntry): void {
+    entry.lastUsed = ++this.activity;
+    entry.timer.refresh();
+  }
+
+  /**
+   * Closes the session idle the longest, so that a full server still admits a new client
+   * (idle clients cannot lock it out). Sessions with a request in flight, or still opening,
+   * are spared; false when that is all of them.
+   */
+  private evictIdlest(): boolean {
+    let idlest: SessionEntry | undefined;
+    for (const entry of this.sessions.values()) {
+      if (entry.opening || entry.transport.answering) continue;
+      if (idlest === undefined || entry.lastUsed < idlest.lastUsed) idlest = entry;
+    }
+    // close() ends its responses (a GET stream included) and removes it from the map at once.
+    if (idlest !== undefined) void idlest.transport.close();
+    return idlest !== undefined;
+  }
+
+  private async createSession(res: ServerResponse): Promise<SessionEntry | undefined> {
+    if (this.sessions.size >= this.maxSessions && !this.evictIdlest()) {
+      sendRpcError(res, 503, HTTP_REFUSAL_CODE, `Service Unavailable: ${this.maxSessions} sessions already open, each with a request in flight`, { "retry-after": "5" });
       return undefined;
     }
     const id = randomUUID();
@@ -293,12 +333,17 @@ export class StreamableHttpServer {
         clearTimeout(entry.timer);
         this.sessions.delete(id);
       },
+      onResponseClosed: () => {
+        const entry = this.sessions.get(id);
+        if (entry?.transport === transport) this.touch(entry);
+      },
     });
     const timer = setTimeout(() => this.expire(id), this.idleMs);
     timer.unref();
     // Registered before onSession runs, so concurrent initializes cannot overshoot maxSessions.
-    this.sessions.set(id, { transport, timer });
-    return (await this.connect(transport, res)) ? transport : undefined;
+    const entry: SessionEntry = { transport, timer, lastUsed: ++this.activity, opening: true };
+    this.sessions.set(id, entry);
+    return (await this.connect(transport, res)) ? entry : undefined;
   }
 
   /** Runs onSession; on failure answers 500, closes the transport and returns false. */

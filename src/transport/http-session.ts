@@ -18,7 +18,7 @@
  */
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { BridgeError } from "../jsonrpc/errors.ts";
-import { IdTable, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
+import { encodeMessage, IdTable, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { formatSseEvent } from "../jsonrpc/sse.ts";
 import { versionAtLeast } from "../mcp/versions.ts";
 import { EventStore, formatEventId, parseEventId, type EventStoreOptions, type StoredEvent } from "./event-store.ts";
@@ -43,6 +43,8 @@ export interface HttpSessionOptions {
   keepAliveMs?: number;
   /** Called once when the transport closes (the server forgets the session). */
   onEnd?: () => void;
+  /** Called whenever one of its HTTP responses closes (the server restarts its idle clock). */
+  onResponseClosed?: () => void;
 }
 
 const DONE = Promise.resolve();
@@ -81,6 +83,7 @@ export class StreamableHttpSessionTransport implements Transport {
   private readonly keepAliveMs: number;
   private readonly maxBuffered: number;
   private readonly onEnd: (() => void) | undefined;
+  private readonly onResponseClosed: (() => void) | undefined;
   private nextStream = 0;
   private openResponses = 0;
   private started = false;
@@ -94,6 +97,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.retryMs = options.retryMs ?? 1000;
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.onEnd = options.onEnd;
+    this.onResponseClosed = options.onResponseClosed;
     if (!this.stateless) {
       this.store = new EventStore(options.eventStore);
       this.standalone = new Channel(undefined, 0, undefined);
@@ -122,6 +126,11 @@ export class StreamableHttpSessionTransport implements Transport {
   /** True while an HTTP response of this session is open (it is not idle). */
   get busy(): boolean {
     return this.openResponses > 0;
+  }
+
+  /** True while a request of this session waits for its answer (a GET stream alone does not count). */
+  get answering(): boolean {
+    return this.byRequest.size > 0;
   }
 
   start(): Promise<void> {
@@ -306,15 +315,10 @@ export class StreamableHttpSessionTransport implements Transport {
 
   /** Sends one message on `ch`; `final` means it completes a POST. */
   private emit(ch: Channel, message: JsonRpcMessage | JsonRpcMessage[], final: boolean): void {
-    let data: string;
-    try {
-      data = JSON.stringify(message);
-    } catch (err) {
-      // The POST must still end: a result that cannot be serialised becomes an error for it.
-      if (!final) throw err;
-      const id = Array.isArray(message) ? null : ((message as { id?: JsonRpcId }).id ?? null);
-      data = JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error: the result could not be serialised" } });
-    }
+    // A response always encodes (a result that cannot be serialised becomes -32603), so a
+    // POST always ends; a request or notification that cannot be serialised makes send() reject.
+    const data = encodeMessage(message);
+    if (typeof data !== "string") throw data;
     if (ch.streamId === undefined) {
       const res = ch.res;
       if (!writable(res)) return; // the client left before any event id: nothing can resume it
@@ -373,6 +377,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.openResponses++;
     res.once("close", () => {
       this.openResponses--;
+      this.onResponseClosed?.();
       if (ch.res === res) ch.detach();
       // Stateless: the one exchange is over (answered, or the client left: nothing can resume).
       if (this.stateless) void this.close();

@@ -1,10 +1,12 @@
 /**
  * An in-memory linked pair of transports, for tests and for running a client and a server in
  * one process. Messages are delivered asynchronously (a microtask later) to mimic a real
- * channel, and are passed as structured clones so neither side can mutate the other's objects.
+ * channel, and travel as JSON text, as on every other transport: neither side can mutate the
+ * other's objects, and a value JSON cannot carry (a BigInt, a cycle) fails here as it would
+ * on the wire (see `encodeMessage`) instead of passing in a test and failing in production.
  */
 import { BridgeError } from "../jsonrpc/errors.ts";
-import type { JsonRpcMessage } from "../jsonrpc/message.ts";
+import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import type { Transport } from "./transport.ts";
 
 export class InMemoryTransport implements Transport {
@@ -29,10 +31,11 @@ export class InMemoryTransport implements Transport {
 
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.closed) throw new BridgeError("CLOSED", "in-memory transport is closed");
-    const copy: unknown = structuredClone(message);
+    const text = encodeMessage(message);
+    if (typeof text !== "string") throw text;
     const target = this.other;
     queueMicrotask(() => {
-      if (target && !target.closed) target.onmessage?.(copy);
+      if (target && !target.closed) target.onmessage?.(JSON.parse(text));
     });
   }
 

@@ -12,7 +12,7 @@
  */
 import type * as http from "node:http";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
-import type { JsonRpcMessage } from "../jsonrpc/message.ts";
+import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { SseParser, type SseEvent } from "../jsonrpc/sse.ts";
 import { clientBasics, type HttpClientBasics, type HttpClientOptions } from "./http-client.ts";
 import { drain, mediaType, statusError } from "./http-body.ts";
@@ -118,7 +118,8 @@ export class SseClientTransport implements Transport {
     if (this.ended) throw closedError();
     const url = this.postUrl;
     if (!url) throw new BridgeError("NOT_CONNECTED", `SSE transport for ${this.base.target}: not started`);
-    const body = JSON.stringify(message);
+    const body = encodeMessage(message);
+    if (typeof body !== "string") throw body;
     const repeatable = !carriesRequest(message);
     const call = this.newCall("POST", { ...this.base.configured, "content-type": "application/json" }, body, this.base.timeoutMs, url, repeatable);
     const res = await call.response;

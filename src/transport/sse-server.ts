@@ -15,7 +15,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { BridgeError } from "../jsonrpc/errors.ts";
-import type { JsonRpcMessage } from "../jsonrpc/message.ts";
+import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { formatSseEvent } from "../jsonrpc/sse.ts";
 import {
   acceptsEventStream,
@@ -85,7 +85,9 @@ export class SseSessionTransport implements Transport {
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.closing) return Promise.reject(new BridgeError("CLOSED", `SSE session ${this.sessionId} is closed`));
-    const event = formatSseEvent({ event: "message", data: JSON.stringify(message) });
+    const data = encodeMessage(message);
+    if (typeof data !== "string") return Promise.reject(data);
+    const event = formatSseEvent({ event: "message", data });
     if (this.early) this.early.push(event);
     else this.write(event);
     return Promise.resolve();

@@ -12,8 +12,8 @@
 import type { ChildProcess, ChildProcessWithoutNullStreams } from "node:child_process";
 import { basename } from "node:path";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
-import type { JsonRpcMessage } from "../jsonrpc/message.ts";
-import { encodeLine, LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
+import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
+import { LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
 import { ByteRing, DEFAULT_RING_BYTES, lastLines, TextLineSplitter } from "./ring-buffer.ts";
 import { buildChildEnv, CommandNotFoundError, isDirectory, processGroupExists, resolveCommand } from "./spawn-env.ts";
 import { TickCork } from "./tick-cork.ts";
@@ -113,11 +113,13 @@ export class StdioClientTransport implements Transport {
     if (this.closeRequested || this.finished || this.exitInfo || this.stdinBroken || !stdin.writable) {
       return Promise.reject(this.closedError());
     }
+    const text = encodeMessage(message);
+    if (typeof text !== "string") return Promise.reject(text);
     // Requests sent in one tick leave in one writev. The server side does not do this: its
     // answers stream out one by one, so the client can work on the first while the server
     // still computes the rest (measured: batching both sides halved throughput at 64 in flight).
     this.cork?.hold();
-    if (stdin.write(encodeLine(message))) return Promise.resolve();
+    if (stdin.write(`${text}\n`)) return Promise.resolve();
     return this.waitForDrain(stdin);
   }
 

@@ -4,8 +4,8 @@
  */
 import type { Readable, Writable } from "node:stream";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
-import type { JsonRpcMessage } from "../jsonrpc/message.ts";
-import { encodeLine, LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
+import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
+import { LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
 import type { Transport } from "./transport.ts";
 
 const utf8 = new TextEncoder();
@@ -81,7 +81,9 @@ export class StdioServerTransport implements Transport {
     if (this.closed || this.stdout.destroyed || !this.stdout.writable) {
       return Promise.reject(new BridgeError("CLOSED", "stdio server transport is closed"));
     }
-    if (this.stdout.write(encodeLine(message))) return Promise.resolve();
+    const text = encodeMessage(message);
+    if (typeof text !== "string") return Promise.reject(text);
+    if (this.stdout.write(`${text}\n`)) return Promise.resolve();
     this.drain ??= new Promise<void>((resolve, reject) => {
       const done = (err?: Error): void => {
         this.stdout.off("drain", onDrain);

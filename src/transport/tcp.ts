@@ -1,7 +1,7 @@
 /**
  * ndjson over a TCP socket, both sides. Used on loopback by the MCP-over-ACP shim and the
  * conductor that listens for it; the framing (and its limits) is the same `LineDecoder` and
- * `encodeLine` as stdio.
+ * `encodeMessage` as stdio.
  *
  * - {@link TcpTransport} wraps a socket that is already connected (what a server accepts).
  * - {@link TcpClientTransport} connects in `start()`, retrying a refused connect with a
@@ -12,7 +12,7 @@
  */
 import { connect, type Socket } from "node:net";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
-import type { JsonRpcMessage } from "../jsonrpc/message.ts";
+import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { encodeLine, LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
 import type { Transport } from "./transport.ts";
 
@@ -86,7 +86,9 @@ export class TcpTransport implements Transport {
     if (!socket || this.finished || this.closeRequested || socket.destroyed || !socket.writable) {
       return Promise.reject(new BridgeError("CLOSED", `${this.label}: connection is closed`));
     }
-    if (socket.write(encodeLine(message))) return Promise.resolve();
+    const text = encodeMessage(message);
+    if (typeof text !== "string") return Promise.reject(text);
+    if (socket.write(`${text}\n`)) return Promise.resolve();
     this.drain ??= new Promise<void>((resolve, reject) => {
       const done = (err?: Error): void => {
         socket.off("drain", onDrain);

@@ -43,6 +43,7 @@ describe("errorResult and fromError", () => {
     ["TOO_MANY_PENDING", new BridgeError("TOO_MANY_PENDING", "x"), "rate_limited", true, /in flight/],
     ["LIMIT_EXCEEDED", new BridgeError("LIMIT_EXCEEDED", "x"), "limit", true, /size limit/],
     ["OUTPUT_SCHEMA_MISMATCH", new BridgeError("OUTPUT_SCHEMA_MISMATCH", "missing /sum"), "invalid_result", false, /output schema[\s\S]*\nmissing \/sum$/],
+    ["INVALID_PARAMS", new BridgeError("INVALID_PARAMS", "x"), "rejected", false, /could not be sent.*did not run/],
     ["INVALID_RESULT", new BridgeError("INVALID_RESULT", "x"), "protocol", false, /malformed reply.*INVALID_RESULT/],
     ["LINE_TOO_LONG", new BridgeError("LINE_TOO_LONG", "x"), "protocol", false, /malformed reply/],
     ["RpcError -32602", new RpcError(-32602, "Unknown tool: read_file"), "rejected", false, /rejected.*-32602[\s\S]*\nUnknown tool: read_file$/],

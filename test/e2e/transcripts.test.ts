@@ -41,6 +41,7 @@ const REQUIRED = [
   "error-bad-log-level",
   "error-second-initialize",
   "notifications-never-answered",
+  "malformed-responses-never-answered",
 ];
 
 describe("golden transcripts", { concurrency: 4 }, () => {

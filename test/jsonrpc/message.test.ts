@@ -17,6 +17,16 @@ function expectInvalid(value: unknown, id: string | number | null = null): strin
   return c.reason;
 }
 
+/** A malformed response: invalid, never answered (`id` null), its readable id kept apart. */
+function expectMalformedResponse(value: unknown, id: string | number | null = null): string {
+  const c = classifyMessage(value);
+  assert.equal(c.kind, "invalid", `expected invalid: ${JSON.stringify(value)}`);
+  if (c.kind !== "invalid") throw new Error("unreachable");
+  assert.deepEqual({ id: c.id, response: c.response }, { id: null, response: { id } });
+  assert.ok(c.reason.length > 0);
+  return c.reason;
+}
+
 function expectKind<K extends ClassifiedMessage["kind"]>(
   value: unknown,
   kind: K,
@@ -120,9 +130,19 @@ describe("classifyMessage: envelope", () => {
     expectInvalid({ jsonrpc: "1.0", id: true, method: "m" });
   });
 
-  it("rejects an object with neither method, result nor error", () => {
-    expectInvalid({ jsonrpc: "2.0", id: 9 }, 9);
+  it("rejects an object with neither method, result nor error; with an id it is a malformed response", () => {
+    expectMalformedResponse({ jsonrpc: "2.0", id: 9 }, 9);
     expectInvalid({ jsonrpc: "2.0" });
+  });
+
+  it("a response with a wrong jsonrpc member is a malformed response, not an invalid request", () => {
+    expectMalformedResponse({ jsonrpc: "1.0", id: 3, result: {} }, 3);
+    expectMalformedResponse({ id: 4, error: { code: 1, message: "m" } }, 4);
+  });
+
+  it("a malformed request keeps answering with its id and carries no response mark", () => {
+    const c = classifyMessage({ jsonrpc: "1.0", id: 2, method: "m" });
+    assert.deepEqual(c, { kind: "invalid", id: 2, reason: 'jsonrpc must be "2.0"' });
   });
 });
 
@@ -139,9 +159,9 @@ describe("classifyMessage: responses", () => {
   });
 
   it("rejects a success response with id null, a missing id or a boolean id", () => {
-    expectInvalid({ jsonrpc: "2.0", id: null, result: 1 });
-    expectInvalid({ jsonrpc: "2.0", result: 1 });
-    expectInvalid({ jsonrpc: "2.0", id: true, result: 1 });
+    expectMalformedResponse({ jsonrpc: "2.0", id: null, result: 1 });
+    expectMalformedResponse({ jsonrpc: "2.0", result: 1 });
+    expectMalformedResponse({ jsonrpc: "2.0", id: true, result: 1 });
   });
 
   it("classifies an error response and keeps code, message and data", () => {
@@ -176,27 +196,28 @@ describe("classifyMessage: responses", () => {
   });
 
   it("rejects an error response with a boolean or object id", () => {
-    expectInvalid({ jsonrpc: "2.0", id: true, error: { code: 1, message: "m" } });
-    expectInvalid({ jsonrpc: "2.0", id: {}, error: { code: 1, message: "m" } });
+    expectMalformedResponse({ jsonrpc: "2.0", id: true, error: { code: 1, message: "m" } });
+    expectMalformedResponse({ jsonrpc: "2.0", id: {}, error: { code: 1, message: "m" } });
   });
 
   it("rejects a message with both result and error", () => {
-    expectInvalid({ jsonrpc: "2.0", id: 1, result: {}, error: { code: 1, message: "m" } }, 1);
-    expectInvalid({ jsonrpc: "2.0", id: 2, result: null, error: null }, 2);
+    expectMalformedResponse({ jsonrpc: "2.0", id: 1, result: {}, error: { code: 1, message: "m" } }, 1);
+    expectMalformedResponse({ jsonrpc: "2.0", id: 2, result: null, error: null }, 2);
   });
 
   it("rejects an error whose code is not a number or whose message is not a string", () => {
-    expectInvalid({ jsonrpc: "2.0", id: 1, error: { code: "-32600", message: "m" } }, 1);
-    expectInvalid({ jsonrpc: "2.0", id: 1, error: { message: "m" } }, 1);
-    expectInvalid({ jsonrpc: "2.0", id: 1, error: { code: null, message: "m" } }, 1);
-    expectInvalid({ jsonrpc: "2.0", id: 1, error: { code: -1 } }, 1);
-    expectInvalid({ jsonrpc: "2.0", id: 1, error: { code: -1, message: 7 } }, 1);
+    expectMalformedResponse({ jsonrpc: "2.0", id: 1, error: { code: "E_BAD" } }, 1);
+    expectMalformedResponse({ jsonrpc: "2.0", id: 1, error: { code: "-32600", message: "m" } }, 1);
+    expectMalformedResponse({ jsonrpc: "2.0", id: 1, error: { message: "m" } }, 1);
+    expectMalformedResponse({ jsonrpc: "2.0", id: 1, error: { code: null, message: "m" } }, 1);
+    expectMalformedResponse({ jsonrpc: "2.0", id: 1, error: { code: -1 } }, 1);
+    expectMalformedResponse({ jsonrpc: "2.0", id: 1, error: { code: -1, message: 7 } }, 1);
   });
 
   it("rejects an error that is not an object", () => {
-    expectInvalid({ jsonrpc: "2.0", id: 1, error: "boom" }, 1);
-    expectInvalid({ jsonrpc: "2.0", id: 1, error: null }, 1);
-    expectInvalid({ jsonrpc: "2.0", id: 1, error: [-32600, "m"] }, 1);
+    expectMalformedResponse({ jsonrpc: "2.0", id: 1, error: "boom" }, 1);
+    expectMalformedResponse({ jsonrpc: "2.0", id: 1, error: null }, 1);
+    expectMalformedResponse({ jsonrpc: "2.0", id: 1, error: [-32600, "m"] }, 1);
   });
 });
 

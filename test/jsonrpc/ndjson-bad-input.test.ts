@@ -16,7 +16,7 @@ describe("LineDecoder", () => {
       if (first.ok) return;
       assert.ok(first.error instanceof BridgeError);
       assert.equal(first.error.code, "LINE_TOO_LONG");
-      assert.deepEqual(first.error.details, { maxLineBytes: 16 });
+      assert.deepEqual(first.error.details, { maxLineBytes: 16, bytesRead: 48 });
       assert.deepEqual(out[1], { ok: true, value: { ok: true } });
     });
 

@@ -58,7 +58,8 @@ interface Attempt {
   transport: Transport | undefined;
 }
 
-const NOT_RETRYABLE = new Set(["UNSUPPORTED_VERSION", "INVALID_RESULT", "AUTH_FAILED"]);
+// LIMIT_EXCEEDED: a reply over our limits (a tools/list too long) would be as long after a restart.
+const NOT_RETRYABLE = new Set(["UNSUPPORTED_VERSION", "INVALID_RESULT", "AUTH_FAILED", "LIMIT_EXCEEDED"]);
 
 /**
  * ```ts

@@ -99,6 +99,18 @@ test("manager: tools/list over the limit fails the server at once; status and la
   for (const t of transports) assert.ok(await waitGone(t.pid!), `pid ${t.pid} is gone`);
 });
 
+test("manager: a tools/list over the limit is not retried by restarting the server (it would be as long again)", async () => {
+  const { manager, transports } = limitedManager();
+  try {
+    await manager.connect([fixtureConfig("big", "faulty.ts", ["--tools", "100"], { restartOnCrash: true, maxRestarts: 3, timeout: 60_000 })]);
+    assert.equal(manager.status()[0]!.state, "failed");
+    assert.equal(transports.length, 1, "one process started, none restarted");
+  } finally {
+    await manager.close();
+  }
+  for (const t of transports) assert.ok(await waitGone(t.pid!), `pid ${t.pid} is gone`);
+});
+
 test("manager: tools/list over the limit without a readable id: the not-ready timeout says a line was discarded", async () => {
   const { manager, transports } = limitedManager();
   const timeout = 30_000;

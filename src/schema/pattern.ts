@@ -140,7 +140,7 @@ export class RegexProgram {
 
   /**
    * Whether `s` has a match anywhere, as `RegExp.prototype.test`; undefined when `budget` ran
-   * out first. Each character costs one step plus one per live thread.
+   * out first. Each character costs `COST.thread` per instruction its threads went through.
    */
   test(s: string, budget: Budget): boolean | undefined {
     const { op, x, y, atoms } = this;
@@ -152,6 +152,7 @@ export class RegexProgram {
     const stack: number[] = [];
     let gen = 0;
     let matched = false;
+    let work = 0; // instructions visited since the last charge
     const isWord = (i: number): boolean => {
       if (i < 0 || i >= n) return false;
       const c = s.charCodeAt(i);
@@ -169,6 +170,7 @@ export class RegexProgram {
         const pc = stack.pop()!;
         if (mark[pc] === gen) continue;
         mark[pc] = gen;
+        work++;
         const o = op[pc];
         if (o === CHAR) into[length++] = pc;
         else if (o === JMP) stack.push(x[pc]);
@@ -183,7 +185,8 @@ export class RegexProgram {
     for (let pos = 0; !matched && pos < n; ) {
       const code = this.unicode ? s.codePointAt(pos)! : s.charCodeAt(pos);
       const after = pos + (code > 0xffff ? 2 : 1);
-      if (!budget.charge((1 + count) * COST.thread)) return undefined;
+      if (!budget.charge((1 + work) * COST.thread)) return undefined;
+      work = 0;
       gen++;
       let nextCount = 0;
       for (let k = 0; k < count; k++) {

@@ -40,8 +40,8 @@ export const COST = {
   charsPerStep: 8,
   /** Characters compared per step (sorting long strings: memcmp-like, faster than a scan). */
   compareCharsPerStep: 256,
-  /** A thread of the matcher of pattern.ts moved over one character. */
-  thread: 2,
+  /** An instruction of the matcher of pattern.ts run at one position of the string. */
+  thread: 1,
   /** An exact `multipleOf` on big integers (a non-integer, or an extreme ratio). */
   bigDecimal: 32,
   /** A result remembered for a shared node. */
@@ -178,11 +178,13 @@ export class Ctx {
   /** Follows a `$ref`. Reaching the same target again at the same instance location, with
    * no input consumed in between, would recurse forever: that is reported instead. */
   followRef(target: Node, value: unknown, at: string): boolean {
-    if (!this.charge(COST.ref)) return false;
     const here = this.path.length;
-    for (let i = this.refNodes.length - 1; i >= 0 && this.refDepths[i] === here; i--) {
+    let i = this.refNodes.length - 1;
+    for (; i >= 0 && this.refDepths[i] === here; i--) {
       if (this.refNodes[i] === target) return this.fatalError(at, "$ref", "$ref cycle consuming no input");
     }
+    // The scan above grows with the chain of $refs taken without consuming input.
+    if (!this.charge(COST.ref + ((this.refNodes.length - 1 - i) >> 2))) return false;
     this.refNodes.push(target);
     this.refDepths.push(here);
     const ok = evalNode(target, value, this);
@@ -202,7 +204,7 @@ export class Ctx {
     const memo = (this.memo ??= new Map());
     let seen = memo.get(node);
     const known = seen?.get(value);
-    if (known !== undefined) return known;
+    if (known !== undefined) return --this.steps >= 0 ? known : this.outOfSteps(); // two lookups: a step
     const ok = runNode(node, value, this);
     if (!this.abort && this.charge(COST.remember)) {
       if (seen === undefined) memo.set(node, (seen = new Map()));

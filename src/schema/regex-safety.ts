@@ -228,8 +228,11 @@ class Analysis {
       const must = flatten(x.body).filter((d) => d.kind === "char");
       if (must.some((d) => d.kind === "char" && !overlaps(d.set, yi.chars))) return false;
     }
-    // At the end of the whole pattern, `y` succeeds as soon as it starts: nothing backtracks.
-    if (top && !after.some((n) => this.info(n).min > 0 || n.kind === "assert" || n.kind === "look" || hasAssertion(n))) return false;
+    // At the end of the whole pattern, a `y` that repeats a short part succeeds (or fails)
+    // within its first few iterations: nothing backtracks over a long stretch.
+    const part = y.kind === "repeat" ? this.info(y.body).max : Infinity;
+    const simple = y.kind === "repeat" && part <= LONG && y.min * part <= LONG;
+    if (top && simple && !after.some((n) => this.info(n).min > 0 || hasAssertion(n))) return false;
     this.flag("two long quantified parts can match the same characters, one after the other");
     return true;
   }

@@ -33,7 +33,7 @@ describe("judging patterns when the schema is compiled", () => {
       "^(a+)+$", "(a*)*b", "^(\\w+\\s?)*$", "^(\\d+)*$", "^(a?){30}a{30}$", "^(.*a){20}$", "(x+x+)+y",
       "^(a|aa)+$", "^(a|a)*$", "^(?:a|b(?:ab)?)*c$", "^(ab|a[bc])+$",
       "a+b", "[a-z]+@", "\\s+$", "^.*b.*c$", "^\\d+\\.?\\d*$", "^[^@]+@[^@]+\\.[^@]+$", "^[a-z]+[a-z0-9]*!",
-      "(?=.*x)", "a?a?a?a?a?a?a?aaaaaaa",
+      "(?=.*x)", "a?a?a?a?a?a?a?aaaaaaa", "(?:a*b){2,}\\s?",
     ];
     for (const source of risky) assert.notEqual(compiled(source).risk, undefined, source);
   });
@@ -43,7 +43,7 @@ describe("judging patterns when the schema is compiled", () => {
       "^[a-z0-9_-]{1,64}$", "^\\d{4}-\\d{2}-\\d{2}$", "^https?://\\S+$", "^[A-Z][a-zA-Z0-9]*$", "^\\p{L}+$",
       "^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$", "^[a-z0-9]+(?:-[a-z0-9]+)*$", "^(?:[a-z]+\\.)+[a-z]+$",
       "^(?=.*\\d)(?=.*[a-z]).{8,}$", "^\\s*$", "\\.json$", "^[+-]?\\d+(\\.\\d+)?$", "^(?:a|b)+$", "^\\d{3}\\-\\d{4}$",
-      "b", "^$", "^[^\\s]+$", "^(?:http|ftp)s?://",
+      "b", "^$", "^[^\\s]+$", "^(?:http|ftp)s?://", "[a-z]+", "(?:ab)+", "\\S+",
     ];
     for (const source of safe) assert.equal(compiled(source).risk, undefined, source);
   });

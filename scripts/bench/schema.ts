@@ -2,8 +2,8 @@
  * Section 10 of the benchmark: the JSON Schema validator on untrusted schemas.
  *
  * (a) The fuzz corpus of scripts/bench/schema-corpus.ts: each schema/value pair is compiled
- *     and validated, after one warm-up pass over the whole corpus and a garbage collection
- *     before each pair (so a pair does not pay for the garbage of the one before). The figure
+ *     and validated, after one warm-up pass over the whole corpus and a minor garbage
+ *     collection before each pair (so a pair does not pay for the garbage of the one before). The figure
  *     is the slowest pair against the target of 50 ms, each pair timed by its best round: the
  *     work it takes, as other processes on a shared machine only ever add to a round. The
  *     slowest median and the slowest single run are shown beside it.
@@ -223,7 +223,7 @@ export function schemaSection(work: string, quick: boolean): SchemaBenchResult {
 /** The section as text. */
 export function formatSchema(s: SchemaBenchResult): string {
   const lines = [
-    `10. JSON Schema validation of untrusted schemas (plain node; each pair compiled and validated ${s.rounds} time(s), GC before each)`,
+    `10. JSON Schema validation of untrusted schemas (plain node; each pair compiled and validated ${s.rounds} time(s), minor GC before each)`,
     `  fuzz corpus: ${s.pairs} schema/value pairs; slowest pair ${s.maxMs.toFixed(1)} ms (best of its rounds), target <= ${PAIR_TARGET_MS} ms: ${s.pass ? "PASS" : "MISS"}`,
     `    (slowest by median ${s.maxMedianMs.toFixed(1)} ms, slowest single run ${s.maxSingleMs.toFixed(1)} ms: the rest is this machine's other work)`,
     `  outcomes: ${Object.entries(s.outcomes).map(([k, n]) => `${n} ${k}`).join(", ")}${s.unexpected.length > 0 ? `; UNEXPECTED: ${s.unexpected.join("; ")}` : ""}`,

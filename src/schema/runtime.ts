@@ -44,8 +44,8 @@ export const COST = {
   thread: 1,
   /** An exact `multipleOf` on big integers (a non-integer, or an extreme ratio). */
   bigDecimal: 32,
-  /** A result remembered for a shared node. */
-  remember: 2,
+  /** A result remembered for a shared node (a Map that grows with the values seen). */
+  remember: 4,
   /** A `$ref` hop (with its check for a cycle), on top of the target's own step. */
   ref: 1,
 } as const;

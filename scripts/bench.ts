@@ -7,6 +7,7 @@
  *   npm run bench -- --quick           every section, once (for tests)
  *   npm run bench -- --calibrate       the raw baseline on both sides: each ratio then shows how
  *                                      far this machine moves a figure on its own (ideal 1.00x)
+ *   npm run bench -- --schema          section 10 alone (JSON Schema validation of untrusted schemas)
  *   npm run bench -- --profile [DIR] [--profile-section calls|list|payloads|spawn|http|manager]
  *                                      CPU profiles of both sides of one section, summarised
  *
@@ -30,6 +31,7 @@ import { buildManagerFigures, FLEET, managerPlan, managerProfilePlan, managerSec
 import { formatSummary, summarizeDir } from "./bench/profile.ts";
 import { buildFigures, formatFigures, type Figure } from "./bench/report.ts";
 import { RunnerProcess } from "./bench/runner-process.ts";
+import { formatSchema, schemaSection, type SchemaBenchResult } from "./bench/schema.ts";
 import { transpileTree } from "./bench/transpile.ts";
 import type { Mode, RunnerConfig, ServerCommand, SideResult } from "./bench/types.ts";
 
@@ -48,6 +50,8 @@ interface Options {
   /** Directory for CPU profiles; set by `--profile`. */
   profileDir: string | undefined;
   profileSection: ProfileSection;
+  /** Only section 10 (the validator; no processes but its own). */
+  schemaOnly: boolean;
 }
 
 /** The whole result, as printed by `--json`. */
@@ -64,6 +68,8 @@ export interface BenchReport {
   http: { raw: HttpSideResult; ours: HttpSideResult };
   /** Section 9: McpManager (ours runner only). */
   manager: ManagerResult;
+  /** Section 10: the JSON Schema validator on the adversarial corpus and on ordinary schemas. */
+  schema: SchemaBenchResult;
   /** Child processes started (runners and servers) and those found alive at the end. */
   children: { started: number; leftover: number[] };
 }
@@ -85,12 +91,13 @@ const NOTES = [
 ];
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { json: false, quick: false, calibrate: false, profileDir: undefined, profileSection: "calls" };
+  const o: Options = { json: false, quick: false, calibrate: false, profileDir: undefined, profileSection: "calls", schemaOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--json") o.json = true;
     else if (a === "--quick") o.quick = true;
     else if (a === "--calibrate") o.calibrate = true;
+    else if (a === "--schema") o.schemaOnly = true;
     else if (a === "--profile") {
       const next = argv[i + 1];
       o.profileDir = next !== undefined && !next.startsWith("--") ? argv[++i]! : join(tmpdir(), "mcp-bridge-bench-profiles");
@@ -98,7 +105,7 @@ function parseArgs(argv: readonly string[]): Options {
       const s = argv[++i] as ProfileSection;
       if (!PROFILE_SECTIONS.includes(s)) throw new Error(`--profile-section must be one of ${PROFILE_SECTIONS.join(", ")}`);
       o.profileSection = s;
-    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --calibrate, --profile [DIR], --profile-section S)`);
+    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --calibrate, --schema, --profile [DIR], --profile-section S)`);
   }
   return o;
 }
@@ -300,6 +307,8 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   });
   progress(`9. McpManager: connect 1 and ${FLEET} servers; bridged vs plain calls`);
   const manager = await fresh([config("ours"), { ...config("ours"), ...pin }], (s) => managerSection(s[0]!, s[1]!, managerPlan(opts.quick)));
+  progress("10. JSON Schema validation of untrusted schemas");
+  const schema = schemaSection(work, opts.quick);
   const leftover = children.reapLeftovers();
   const [rawResult, oursResult] = results as [SideResult, SideResult];
   return {
@@ -320,6 +329,7 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
     importFull,
     http,
     manager,
+    schema,
     children: { started: children.started, leftover },
   };
 }
@@ -335,7 +345,9 @@ function formatReport(r: BenchReport): string {
     ...m.notes.map((n) => `  ${n}`),
     formatFigures(r.figures),
     "",
-    `Targets: ${withTarget.length - misses} of ${withTarget.length} PASS, ${misses} MISS.`,
+    formatSchema(r.schema),
+    "",
+    `Targets: ${withTarget.length - misses} of ${withTarget.length} PASS, ${misses} MISS; section 10: ${r.schema.pass ? "PASS" : "MISS"}.`,
     `Child processes: ${started} started, ${leftover.length === 0 ? "all gone at the end" : `${leftover.length} left over and killed: ${leftover.join(", ")}`}.`,
   ].join("\n");
 }
@@ -356,6 +368,12 @@ async function main(): Promise<void> {
   try {
     progress("transpiling src/, fixtures/servers/ and scripts/bench/ for plain node");
     await transpileTree(root, ["src", "fixtures/servers", "scripts/bench"], work);
+    if (opts.schemaOnly) {
+      progress("10. JSON Schema validation of untrusted schemas");
+      const schema = schemaSection(work, opts.quick);
+      process.stdout.write(opts.json ? `${JSON.stringify(schema, null, 2)}\n` : `${formatSchema(schema)}\n`);
+      return;
+    }
     if (opts.profileDir !== undefined) {
       keepWork = true;
       process.stdout.write(`${await profileMode(opts, root, work, tsx, opts.profileDir)}\n`);

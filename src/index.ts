@@ -52,7 +52,7 @@ export {
 export type * from "./mcp/types.ts";
 export * from "./transport/http.ts";
 export { TcpTransport, TcpClientTransport } from "./transport/tcp.ts";
-export { compileSchema, validateSchema, formatSchemaErrors, type SchemaError, type ValidationResult } from "./schema/validate.ts";
+export { compileSchema, validateSchema, formatSchemaErrors, type CompileSchemaOptions, type SchemaError, type ValidationResult } from "./schema/validate.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Session layers (issue 4): manager, bridge, config, security.

@@ -104,6 +104,12 @@ export function fromError(err: unknown, context: { server: string; tool: string 
           `${tool} on ${server} returned structured content that does not match its declared output schema, so the result was discarded. Retrying is unlikely to help. The validator's report follows.`,
           { detail: err.message },
         );
+      case "OUTPUT_SCHEMA_UNDECIDED":
+        return errorResult(
+          "invalid_result",
+          `${tool} on ${server} returned structured content that mcp-bridge could not check against its declared output schema (checking it needs more work than the validator allows), so the result was withheld. Retrying will not help; the user can turn output validation off for a server they trust. The validator's report follows.`,
+          { detail: err.message },
+        );
       default:
         return errorResult(
           "protocol",

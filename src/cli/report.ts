@@ -43,6 +43,7 @@ const EXIT_OF_BRIDGE_CODE: Record<BridgeErrorCode, ExitCodeValue> = {
   UNSUPPORTED_VERSION: ExitCode.Protocol,
   INVALID_RESULT: ExitCode.Protocol,
   OUTPUT_SCHEMA_MISMATCH: ExitCode.Protocol,
+  OUTPUT_SCHEMA_UNDECIDED: ExitCode.Protocol,
   LIMIT_EXCEEDED: ExitCode.Protocol,
 };
 

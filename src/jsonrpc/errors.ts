@@ -63,6 +63,9 @@ export type BridgeErrorCode =
   | "UNSUPPORTED_VERSION"
   | "INVALID_RESULT"
   | "OUTPUT_SCHEMA_MISMATCH"
+  /** `structuredContent` could not be checked against the tool's `outputSchema` (the schema
+   * needs more validation work than the validator allows); not the same as a mismatch. */
+  | "OUTPUT_SCHEMA_UNDECIDED"
   | "LIMIT_EXCEEDED"
   /** HTTP 401/403 from a server; see `AuthError` in the HTTP client for the parsed challenge. */
   | "AUTH_FAILED"

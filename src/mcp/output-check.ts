@@ -34,7 +34,9 @@ export class StructuredContentChecker {
 
   /**
    * Throws `OUTPUT_SCHEMA_MISMATCH` when the tool declared an output schema and a successful
-   * result lacks `structuredContent` or does not match. Error results are exempt.
+   * result lacks `structuredContent` or does not match, and `OUTPUT_SCHEMA_UNDECIDED` when the
+   * validator could not decide within its budget (an untrusted schema too costly to check: the
+   * result is withheld, as it could not be checked). Error results are exempt.
    */
   check(tool: string, result: CallToolResult): void {
     if (result.isError === true) return;
@@ -50,6 +52,13 @@ export class StructuredContentChecker {
     let validate = this.compiled.get(tool);
     if (!validate) this.compiled.set(tool, (validate = compileSchema(schema)));
     const verdict = validate(result.structuredContent);
+    if (verdict.undecided) {
+      throw new BridgeError(
+        "OUTPUT_SCHEMA_UNDECIDED",
+        `tool "${tool}" returned structuredContent that could not be checked against its outputSchema, so the result was withheld: ${formatSchemaErrors(verdict.errors, 1)} (turn validateStructuredContent off for this server if you trust it)`,
+        { details: { tool, errors: verdict.errors } },
+      );
+    }
     if (!verdict.valid) {
       throw new BridgeError(
         "OUTPUT_SCHEMA_MISMATCH",

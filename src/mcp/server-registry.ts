@@ -181,6 +181,9 @@ export class ServerRegistry {
       if (entry.def.outputSchema !== undefined) entry.output = schemaModule.compileSchema(entry.def.outputSchema);
     }
     const input = entry.input(args);
+    if (input.undecided) {
+      return errorResult(`Could not validate the arguments of tool "${name}", so it did not run: ${schemaModule!.formatSchemaErrors(input.errors)}`);
+    }
     if (!input.valid) return errorResult(`Invalid arguments for tool "${name}": ${schemaModule!.formatSchemaErrors(input.errors)}`);
     let result: unknown;
     try {
@@ -353,6 +356,11 @@ function checkToolResult(name: string, entry: ToolEntry, result: unknown): CallT
       return errorResult(`Tool "${name}" declares an outputSchema but returned no structuredContent (a server bug)`);
     }
     const output = entry.output(result.structuredContent);
+    if (output.undecided) {
+      return errorResult(
+        `Tool "${name}" returned structuredContent that could not be checked against its outputSchema: ${schemaModule!.formatSchemaErrors(output.errors)}`,
+      );
+    }
     if (!output.valid) {
       return errorResult(
         `Tool "${name}" returned structuredContent that does not match its outputSchema (a server bug): ${schemaModule!.formatSchemaErrors(output.errors)}`,

@@ -3,7 +3,8 @@
  * subschemas against the value or its parts (`items`, `contains`, `properties`, `allOf`, `not`,
  * `if`, ...). `$ref` and `$defs` are built by compiler.ts, which owns reference resolution.
  */
-import { evalChild, evalNode, has, isPlainObject, nonNegInt, quiet } from "./runtime.ts";
+import { notRunMessage, type Pattern } from "./pattern.ts";
+import { COST, evalChild, evalNode, has, isPlainObject, nonNegInt, quiet } from "./runtime.ts";
 import type { Builder, Node } from "./runtime.ts";
 
 /** Compiles a subschema of the current node found under the keyword path `segs`. */
@@ -44,6 +45,7 @@ export function buildItems(b: Builder, sub: Sub): void {
     const tooMany = `must have at most ${prefix.length} item${prefix.length === 1 ? "" : "s"}`;
     b.check((v, c) => {
       if (!Array.isArray(v)) return true;
+      if (v.length > 64 && !c.charge(v.length >> 3)) return false;
       let ok = true;
       for (let i = 0; i < v.length; i++) {
         const node = i < prefix.length ? prefix[i] : rest;
@@ -67,6 +69,7 @@ export function buildItems(b: Builder, sub: Sub): void {
   const many = `must contain at most ${max} item(s) matching contains`;
   b.check((v, c) => {
     if (!Array.isArray(v)) return true;
+    if (!c.charge(v.length * 2)) return false; // on top of each item's evaluation: the quiet switch
     let n = 0;
     for (let i = 0; i < v.length && (max !== undefined || n < min); i++) {
       c.path.push(i);
@@ -85,8 +88,10 @@ export function buildProperties(b: Builder, sub: Sub): void {
   const named = schemaMap(b, sub, "properties");
   const names = new Set(named.keys);
   if (names.size > 0) {
+    const cost = (named.keys.length * COST.lookup) >> 1; // a lookup of a named property is cheap
     b.check((v, c) => {
       if (!isPlainObject(v)) return true;
+      if (cost > 0 && !c.charge(cost)) return false;
       let ok = true;
       for (let i = 0; i < named.keys.length; i++) {
         const k = named.keys[i];
@@ -99,7 +104,7 @@ export function buildProperties(b: Builder, sub: Sub): void {
     });
   }
   const patterned = schemaMap(b, sub, "patternProperties");
-  const regexes: RegExp[] = [];
+  const regexes: Pattern[] = [];
   const patternNodes: Node[] = [];
   patterned.keys.forEach((src, i) => {
     const re = b.regex(src);
@@ -111,15 +116,19 @@ export function buildProperties(b: Builder, sub: Sub): void {
   if (regexes.length > 0 || (extra !== undefined && extra.bool !== true)) {
     const KW = "additionalProperties";
     const at = b.at(KW);
+    const atPattern = b.at("patternProperties");
     b.check((v, c) => {
       if (!isPlainObject(v)) return true;
       let ok = true;
       const keys = Object.keys(v);
+      if (!c.charge(keys.length * COST.key)) return false;
       for (let j = 0; j < keys.length; j++) {
         const k = keys[j];
         let matched = false;
         for (let i = 0; i < regexes.length; i++) {
-          if (!regexes[i].test(k)) continue;
+          const hit = regexes[i].test(k, c);
+          if (hit === undefined) return c.abort ? false : c.undecide(atPattern, "patternProperties", notRunMessage(regexes[i]));
+          if (!hit) continue;
           matched = true;
           if (!evalChild(patternNodes[i], v[k], k, c)) {
             ok = false;
@@ -143,6 +152,7 @@ export function buildProperties(b: Builder, sub: Sub): void {
       if (!isPlainObject(v)) return true;
       let ok = true;
       const keys = Object.keys(v);
+      if (!c.charge(keys.length * COST.key)) return false;
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i];
         c.path.push(k);
@@ -194,7 +204,7 @@ export function buildLogic(b: Builder, sub: Sub): void {
       if (first >= 0) return true;
       if (c.collect) {
         c.fail(at, k, none);
-        for (const n of nodes) evalNode(n, v, c);
+        for (let i = 0; i < nodes.length && !c.stop(); i++) evalNode(nodes[i], v, c);
       }
       return false;
     });

@@ -1,13 +1,12 @@
 /**
  * Builders of the assertion keywords of the JSON Schema validator: those that never look at a
  * subschema (`type`, `enum`, `const`, number and string bounds, `pattern`, array and object sizes,
- * `uniqueItems`, `required`, `dependentRequired`), with the value helpers only they use.
+ * `uniqueItems`, `required`, `dependentRequired`). Their value helpers are in values.ts.
  */
-import { escapeSegment, has, isPlainObject, MAX_DEPTH, nonNegInt, preview } from "./runtime.ts";
+import { notRunMessage } from "./pattern.ts";
+import { COST, escapeSegment, has, isPlainObject, LONG_STRING, nonNegInt, preview, stringSteps } from "./runtime.ts";
 import type { Builder, Ctx } from "./runtime.ts";
-
-/** Values visited when building a comparison key for `enum`, `const` or `uniqueItems`. */
-const KEY_BUDGET = 1_000_000;
+import { canonicalKey, codePointLength, firstDuplicate, isMultipleOf, StringSet, toDecimal } from "./values.ts";
 
 const TYPE_NAMES = ["null", "boolean", "object", "array", "number", "integer", "string"];
 const T_NUMBER = 1 << 4;
@@ -24,90 +23,37 @@ function typeBits(v: unknown): number {
   return 0;
 }
 
-/** Length in Unicode code points: a surrogate pair counts once, a lone surrogate once. */
-export function codePointLength(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    const d = c >= 0xd800 && c <= 0xdbff ? s.charCodeAt(i + 1) : 0;
-    if (d >= 0xdc00 && d <= 0xdfff) {
-      n--;
-      i++;
-    }
-  }
-  return n;
-}
-
-/** Digits after the decimal point in the shortest printed form of `x` (1e-7 has 7). */
-function decimals(x: number): number {
-  const s = String(Math.abs(x));
-  const e = s.indexOf("e");
-  const mantissa = e < 0 ? s : s.slice(0, e);
-  const dot = mantissa.indexOf(".");
-  const frac = dot < 0 ? 0 : mantissa.length - dot - 1;
-  return Math.max(0, frac - (e < 0 ? 0 : Number(s.slice(e + 1))));
-}
-
-/** `v` is a multiple of `m` (> 0) in decimal terms: 0.3 is a multiple of 0.1 although
- * 0.3 / 0.1 is 2.9999999999999996 in binary floating point. */
-export function isMultipleOf(v: number, m: number): boolean {
-  const q = v / m;
-  if (!Number.isFinite(q)) return false;
-  if (Number.isInteger(q)) return true;
-  const scale = Math.max(decimals(v), decimals(m));
-  if (scale > 300) return false;
-  const f = 10 ** scale;
-  const a = Math.round(v * f);
-  const b = Math.round(m * f);
-  return Number.isSafeInteger(a) && Number.isSafeInteger(b) && b !== 0 && a % b === 0;
-}
-
-let keyBudget = 0;
-
-/** A string equal for JSON-equal values (object key order ignored, 1 equals 1.0), or undefined
- * when the value is too deep or too large to compare. */
-export function canonicalKey(v: unknown): string | undefined {
-  keyBudget = KEY_BUDGET;
-  return keyOf(v, 0);
-}
-
-function keyOf(v: unknown, depth: number): string | undefined {
-  if (--keyBudget < 0) return undefined;
-  if (typeof v === "string") return JSON.stringify(v);
-  if (typeof v === "number" || typeof v === "boolean" || v == null) return String(v);
-  if (typeof v !== "object") return typeof v; // not JSON: bigint, symbol, function
-  if (depth >= MAX_DEPTH) return undefined;
-  const o = v as Record<string, unknown>;
-  const keys = Array.isArray(v) ? null : Object.keys(o).sort();
-  const n = keys ? keys.length : (v as unknown[]).length;
-  let s = keys ? "{" : "[";
-  for (let i = 0; i < n; i++) {
-    const k = keyOf(keys ? o[keys[i]] : o[i], depth + 1);
-    if (k === undefined) return undefined;
-    s += (i === 0 ? "" : ",") + (keys ? JSON.stringify(keys[i]) + ":" : "") + k;
-  }
-  return s + (keys ? "}" : "]");
-}
-
-/** Builds a membership test for `enum` / `const`: primitives by identity, objects by key. */
+/** Builds a membership test for `enum` / `const`: strings and other primitives by value,
+ * objects by canonical key. */
 function memberOf(b: Builder, k: string, values: unknown[], message: string): void {
   const prims = new Set<unknown>();
-  const keys = new Set<string>();
+  const strings = new StringSet();
+  const keys = new StringSet();
+  let objects = 0;
+  // A value whose key is longer than the longest key here equals none: its key is not finished.
+  let longest = 0;
   for (const e of values) {
-    if (typeof e !== "object" || e === null) prims.add(e);
+    if (typeof e === "string") strings.add(e);
+    else if (typeof e !== "object" || e === null) prims.add(e);
     else {
       const key = canonicalKey(e);
-      if (key === undefined) return b.problem(k, `${k} value is too deep or too large`);
+      if (typeof key !== "string") return b.problem(k, `${k} value is too deep or too large`);
       keys.add(key);
+      longest = Math.max(longest, key.length);
+      objects++;
     }
   }
   const at = b.at(k);
   b.check((v, c) => {
+    if (typeof v === "string") {
+      if (v.length > LONG_STRING && !c.charge(stringSteps(v))) return false;
+      return strings.has(v) || c.fail(at, k, message);
+    }
     if (typeof v !== "object" || v === null) return prims.has(v) || c.fail(at, k, message);
-    if (keys.size === 0) return c.fail(at, k, message);
-    const key = canonicalKey(v);
-    if (key === undefined) return c.fatalError(at, k, "value too deep or too large to compare");
-    return keys.has(key) || c.fail(at, k, message);
+    if (objects === 0) return c.fail(at, k, message);
+    const key = canonicalKey(v, c, longest);
+    if (key === undefined) return c.abort ? false : c.fatalError(at, k, "value too deep or too large to compare");
+    return (key !== null && keys.has(key)) || c.fail(at, k, message);
   });
 }
 
@@ -166,7 +112,8 @@ export function buildNumber(b: Builder): void {
   if (m <= 0) return b.problem("multipleOf", "multipleOf must be greater than 0");
   const at = b.at("multipleOf");
   const msg = `must be a multiple of ${m}`;
-  b.check((v, c) => typeof v !== "number" || isMultipleOf(v, m) || c.fail(at, "multipleOf", msg));
+  const md = toDecimal(m);
+  b.check((v, c) => typeof v !== "number" || isMultipleOf(v, m, md, c) || c.fail(at, "multipleOf", msg));
 }
 
 /** `minLength`, `maxLength` (in code points), `pattern`. */
@@ -178,32 +125,46 @@ export function buildString(b: Builder): void {
   if (typeof re === "string") return b.problem("pattern", re);
   const at = b.at("pattern");
   const msg = "must match pattern " + preview(re.source);
-  b.check((v, c) => typeof v !== "string" || re.test(v) || c.fail(at, "pattern", msg));
+  const stuck = notRunMessage(re);
+  b.check((v, c) => {
+    if (typeof v !== "string") return true;
+    const r = re.test(v, c);
+    if (r === undefined) return c.abort ? false : c.undecide(at, "pattern", stuck);
+    return r || c.fail(at, "pattern", msg);
+  });
 }
 
 /** Checks `size(v)` against the bound in keyword `k`; size -1 means the keyword does not apply. */
-function sizeBound(b: Builder, k: string, size: (v: unknown, n: number) => number, atLeast: boolean, what: string) {
+function sizeBound(b: Builder, k: string, size: (v: unknown, n: number, c: Ctx) => number, atLeast: boolean, what: string) {
   const n = nonNegInt(b, k);
   if (n === undefined) return;
   const at = b.at(k);
   const noun = n === 1 ? what : what === "property" ? "properties" : what + "s";
   const msg = `must have ${atLeast ? "at least" : "at most"} ${n} ${noun}`;
   b.check((v, c) => {
-    const len = size(v, n);
+    const len = size(v, n, c);
     return len < 0 || (atLeast ? len >= n : len <= n) || c.fail(at, k, msg);
   });
 }
 
 /** Code points, counted only when the UTF-16 length (between 1 and 2 units per code point)
  * cannot decide the comparison with `bound`; otherwise the UTF-16 length, which compares alike. */
-function stringLength(v: unknown, bound: number): number {
+function stringLength(v: unknown, bound: number, c: Ctx): number {
   if (typeof v !== "string") return -1;
-  return v.length < bound || v.length > 2 * bound ? v.length : codePointLength(v);
+  if (v.length < bound || v.length > 2 * bound) return v.length;
+  c.charge(stringSteps(v));
+  return codePointLength(v);
 }
 
 const arrayLength = (v: unknown): number => (Array.isArray(v) ? v.length : -1);
 
-const propertyCount = (v: unknown): number => (isPlainObject(v) ? Object.keys(v).length : -1);
+/** Own enumerable keys. */
+function propertyCount(v: unknown, _bound: number, c: Ctx): number {
+  if (!isPlainObject(v)) return -1;
+  const n = Object.keys(v).length;
+  c.charge(n * COST.key);
+  return n;
+}
 
 /** `minItems`, `maxItems`, `uniqueItems`. */
 export function buildArrayAssertions(b: Builder): void {
@@ -216,27 +177,62 @@ export function buildArrayAssertions(b: Builder): void {
   if (u) b.check((v, c) => !Array.isArray(v) || v.length < 2 || allUnique(v, c, at));
 }
 
+/** No two items of `v` are equal. */
 function allUnique(v: unknown[], c: Ctx, at: string): boolean {
+  let pair = c.uniqueness?.get(v);
+  if (pair === undefined) {
+    pair = firstEqualPair(v, c, at);
+    if (pair === undefined) return false;
+    if (v.length > 64) (c.uniqueness ??= new Map()).set(v, pair); // small ones are cheap to redo
+  }
+  if (pair === null) return true;
+  const msg = c.collect ? `must not contain duplicate items (${pair[0]} and ${pair[1]} are equal)` : "";
+  return c.fail(at, "uniqueItems", msg);
+}
+
+/** The indices of the first two equal items (by the later one), null if all differ, undefined
+ * if that could not be found out (steps spent, an item too deep). Long strings and long keys are
+ * compared by sorting, not hashing (see StringSet in values.ts). */
+function firstEqualPair(v: unknown[], c: Ctx, at: string): [number, number] | null | undefined {
+  if (!c.charge(v.length * COST.item)) return undefined;
   const prims = new Map<unknown, number>();
   let objects: Map<string, number> | undefined;
-  for (let i = 0; i < v.length; i++) {
+  const long: Array<[string, number]> = [];
+  const longKeys: Array<[string, number]> = [];
+  let pair: [number, number] | undefined;
+  for (let i = 0; i < v.length && pair === undefined; i++) {
     const x = v[i];
-    let first: number | undefined;
-    if (typeof x !== "object" || x === null) {
-      first = prims.get(x);
+    if (typeof x === "string" && x.length > LONG_STRING) long.push([x, i]); // paid for when sorted
+    else if (typeof x !== "object" || x === null) {
+      const first = prims.get(x);
       if (first === undefined) prims.set(x, i);
+      else pair = [first, i];
     } else {
-      const key = canonicalKey(x);
-      if (key === undefined) return c.fatalError(at, "uniqueItems", "item too deep or too large to compare");
+      const key = canonicalKey(x, c);
+      if (typeof key !== "string") {
+        if (!c.abort) c.fatalError(at, "uniqueItems", "item too deep or too large to compare");
+        return undefined;
+      }
+      if (key.length > LONG_STRING) {
+        longKeys.push([key, i]);
+        continue;
+      }
       objects ??= new Map();
-      first = objects.get(key);
+      const first = objects.get(key);
       if (first === undefined) objects.set(key, i);
+      else pair = [first, i];
     }
-    if (first === undefined) continue;
-    const msg = c.collect ? `must not contain duplicate items (${first} and ${i} are equal)` : "";
-    return c.fail(at, "uniqueItems", msg);
   }
-  return true;
+  for (const entries of [long, longKeys]) {
+    if (entries.length < 2) continue;
+    // Sorting compares each string about log2(n) times, each comparison stopping at the first difference.
+    let chars = 0;
+    for (const e of entries) chars += e[0].length;
+    if (!c.charge(Math.ceil(Math.log2(entries.length)) * Math.floor(chars / COST.compareCharsPerStep))) return undefined;
+    const dup = firstDuplicate(entries);
+    if (dup !== undefined && (pair === undefined || dup[1] < pair[1])) pair = dup;
+  }
+  return pair ?? null;
 }
 
 function stringList(v: unknown): string[] | undefined {
@@ -244,6 +240,7 @@ function stringList(v: unknown): string[] | undefined {
 }
 
 function requireAll(v: object, names: string[], c: Ctx, at: string, k: string, msg: string): boolean {
+  if (names.length > 8 && !c.charge(names.length * COST.lookup)) return false;
   let ok = true;
   for (let i = 0; i < names.length; i++) {
     if (!has(v, names[i])) {

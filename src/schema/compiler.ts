@@ -5,6 +5,7 @@
 import { buildArrayAssertions, buildGeneric, buildNumber, buildObjectAssertions } from "./assertion-keywords.ts";
 import { buildString } from "./assertion-keywords.ts";
 import { buildItems, buildLogic, buildProperties, type Sub } from "./applicator-keywords.ts";
+import { compilePattern, type Pattern } from "./pattern.ts";
 import { escapeSegment, has, isPlainObject, MAX_DEPTH, preview, truncate } from "./runtime.ts";
 import type { Builder, Check, Node } from "./runtime.ts";
 
@@ -39,10 +40,14 @@ export class Compiler {
   private readonly memo = new Map<object, Node>();
   private readonly anchors = new Map<string, Node>();
   private readonly refs: Array<{ slot: RefSlot; ref: string }> = [];
-  private readonly regexes = new Map<string, RegExp | string>();
+  private readonly regexes = new Map<string, Pattern | string>();
+  /** Places each node is evaluated from (subschema keywords, `$ref`s, the root). */
+  private readonly edges = new Map<Node, number>();
   private readonly baseId: string;
+  private readonly root: unknown;
 
-  constructor(private readonly root: unknown) {
+  constructor(root: unknown) {
+    this.root = root;
     const id = isPlainObject(root) && typeof root.$id === "string" ? root.$id : "";
     this.baseId = id.split("#")[0];
   }
@@ -73,13 +78,13 @@ export class Compiler {
       problem: (k, message) => void node.checks.push(problemCheck(at(k), k, message)),
     };
     const sub: Sub = (v, ...segs) => {
-      return this.compile(v, path + segs.map((g) => "/" + escapeSegment(g)).join(""), depth + 1);
+      return this.edge(this.compile(v, path + segs.map((g) => "/" + escapeSegment(g)).join(""), depth + 1));
     };
     buildGeneric(b);
     buildNumber(b);
     buildString(b);
     buildArrayAssertions(b);
-    this.core(b, sub, node);
+    this.core(b, node, depth);
     buildItems(b, sub);
     buildProperties(b, sub);
     buildObjectAssertions(b);
@@ -87,23 +92,35 @@ export class Compiler {
     return node;
   }
 
-  /** Resolves every `$ref` met so far, including those found in targets compiled on the way. */
-  resolveRefs(): void {
+  /**
+   * Resolves every `$ref` met so far, including those found in targets compiled on the way,
+   * then marks the nodes evaluated from more than one place as shared (their results are
+   * remembered per value: what keeps a chain of `anyOf`s over shared definitions linear).
+   */
+  resolveRefs(root: Node): void {
     for (let i = 0; i < this.refs.length; i++) {
       const { slot, ref } = this.refs[i];
       const r = this.resolve(ref);
       if (typeof r === "string") slot.problem = r;
-      else slot.target = r;
+      else slot.target = this.edge(r);
     }
+    this.edge(root);
+    for (const [node, n] of this.edges) if (n > 1) node.shared = true;
   }
 
-  private core(b: Builder, sub: Sub, node: Node): void {
+  private edge(node: Node): Node {
+    if (node.bool === undefined) this.edges.set(node, (this.edges.get(node) ?? 0) + 1);
+    return node;
+  }
+
+  private core(b: Builder, node: Node, depth: number): void {
     const s = b.s;
     for (const k of ["$defs", "definitions"]) {
       if (!has(s, k)) continue;
       const defs = s[k];
       if (!isPlainObject(defs)) b.problem(k, `${k} must be an object`);
-      else for (const name of Object.keys(defs)) sub(defs[name], k, name);
+      // Compiled for their unknown keywords and anchors; being defined is no evaluation edge.
+      else for (const name of Object.keys(defs)) this.compile(defs[name], b.at(k) + "/" + escapeSegment(name), depth + 1);
     }
     if (has(s, "$anchor")) {
       if (typeof s.$anchor === "string") this.anchors.set(s.$anchor, node);
@@ -153,21 +170,12 @@ export class Compiler {
     return this.compile(cur, path, segs.length);
   }
 
-  private regex(src: unknown): RegExp | string {
+  private regex(src: unknown): Pattern | string {
     if (typeof src !== "string") return "pattern must be a string";
     let r = this.regexes.get(src);
     if (r === undefined) {
-      try {
-        r = new RegExp(src, "u");
-      } catch {
-        // Patterns written for other engines (Python, Java) often use identity escapes such
-        // as `\-` or `\:` that the `u` flag rejects; they mean the same without it.
-        try {
-          r = new RegExp(src);
-        } catch (e) {
-          r = truncate(describe(e), 200);
-        }
-      }
+      r = compilePattern(src);
+      if (typeof r === "string") r = truncate(r, 200);
       this.regexes.set(src, r);
     }
     return r;

@@ -9,6 +9,7 @@ import {
   validateSchema,
   type ValidationResult,
 } from "../../src/schema/validate.ts";
+import { seededRandom } from "../../scripts/bench/schema-corpus.ts";
 import { bad, ok, where } from "./validate-helpers.ts";
 
 describe("keyword reporting", () => {
@@ -164,14 +165,7 @@ describe("never throws", () => {
   });
 
   it("on a few hundred random schema/value pairs", () => {
-    let seed = 0x5eed;
-    const rand = (): number => {
-      // mulberry32
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const rand = seededRandom(0x5eed);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
     const keywords = [
       "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",

@@ -152,6 +152,25 @@ describe("numbers", () => {
     bad({ type: "integer", multipleOf: 0.123456789 }, 1e308, "multipleOf");
     bad({ multipleOf: 0 }, 1, "multipleOf");
   });
+
+  it("multipleOf is exact at extreme ratios: decimal arithmetic, never a float-division artefact", () => {
+    ok({ multipleOf: 5e-324 }, 1);
+    ok({ multipleOf: 1e-308 }, 1e308);
+    ok({ multipleOf: 1e-300 }, 4.5e-200);
+    ok({ multipleOf: 0.1 }, 0.3);
+    ok({ multipleOf: 0.1 }, -0.6);
+    ok({ multipleOf: 0.01 }, 3.25);
+    ok({ multipleOf: 1e20 }, 1e21);
+    ok({ multipleOf: 1e-301 }, 1.1e-300);
+    ok({ multipleOf: 0.5 }, -0);
+    // 1e17 / 3 is 33333333333333332 in floating point (an integer), but 3 does not divide 10^17.
+    bad({ multipleOf: 3 }, 1e17, "multipleOf");
+    bad({ multipleOf: 0.1 }, 0.30000000000000004, "multipleOf");
+    bad({ multipleOf: 1e-323 }, 5e-324, "multipleOf");
+    bad({ multipleOf: 0.123456789 }, 1e308, "multipleOf");
+    bad({ multipleOf: 7 }, 1.5, "multipleOf");
+    bad({ multipleOf: 0.25 }, 0.3, "multipleOf");
+  });
 });
 
 describe("strings", () => {

@@ -117,6 +117,10 @@ describe("npm run bench -- --quick --json", () => {
     // Section 9: ten servers connected, and both kinds of call were made.
     assert.equal(report.manager.connect.servers, 10);
     assert.ok(report.manager.plain.calls > 0 && report.manager.bridged.calls === report.manager.plain.calls);
+    // Section 10: the validator ran the whole adversarial corpus, each pair with its expected outcome.
+    assert.ok(report.schema.pairs > 250 && Number.isFinite(report.schema.maxMs) && typeof report.schema.pass === "boolean");
+    assert.deepEqual(report.schema.unexpected, []);
+    assert.equal(report.schema.ordinary.length, 5);
 
     assert.deepEqual(report.children.leftover, []);
     const servers = [...report.raw.serverPids, ...report.ours.serverPids];

@@ -162,7 +162,8 @@ export class McpClient extends Emitter<McpClientEvents> {
   /**
    * Calls a tool. A tool failure is a result with `isError: true`, not a throw; protocol
    * errors throw `RpcError`, and a `structuredContent` that does not match the tool's
-   * `outputSchema` throws `BridgeError OUTPUT_SCHEMA_MISMATCH` (when validation is on).
+   * `outputSchema` throws `BridgeError OUTPUT_SCHEMA_MISMATCH` (when validation is on), and one
+   * the validator could not decide within its step budget `OUTPUT_SCHEMA_UNDECIDED`.
    */
   callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
     // Not `async`: this is the hot path, and one promise fewer per call is measurable.

@@ -3,7 +3,7 @@
  * judged when the schema is compiled (regex-safety.ts): one that cannot backtrack badly runs on
  * V8's RegExp; a risky one runs on the matcher below, in linear time and under the validation
  * budget; a risky one that needs lookarounds or back-references is not run at all ("could not
- * validate"). See docs/decisions.md 44-schema.
+ * validate"). See docs/decisions.md 54.
  *
  * The matcher is a Thompson NFA ("Pike VM"): it answers what `RegExp.prototype.test` would, in
  * time linear in the string times the program's size, and pays for each step from the budget.

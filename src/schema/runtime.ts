@@ -7,7 +7,7 @@
  * A check is `(value, ctx) => boolean`. Evaluation runs quietly first (no error objects); only a
  * failed value is evaluated again with `ctx.collect` on, so a valid value allocates nothing.
  *
- * Work is bounded (docs/decisions.md 44-schema): every pass has a budget of steps (one per node
+ * Work is bounded (docs/decisions.md 54): every pass has a budget of steps (one per node
  * evaluated, more for long strings, big comparisons and patterns), and the result of a node that
  * can be reached more than once (a `$ref` target) is remembered per value for the validation,
  * so `anyOf` chains over shared definitions cost their size, not 2^depth. A first pass that runs

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -141,7 +142,8 @@ export class ServerProcess {
   constructor(server: string) {
     const script = TRANSCRIPT_SERVERS[server];
     if (script === undefined) throw new Error(`unknown transcript server ${JSON.stringify(server)}`);
-    this.child = spawn(process.execPath, ["--import", "tsx", join(ROOT, script)], { cwd: ROOT, stdio: "pipe" });
+    const { command, args } = nodeModuleCommand(join(ROOT, script));
+    this.child = spawn(command, args, { cwd: ROOT, stdio: "pipe" });
     this.child.stdout.setEncoding("utf8");
     this.child.stderr.setEncoding("utf8");
     this.child.stdout.on("data", (chunk: string) => {

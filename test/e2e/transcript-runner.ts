@@ -25,7 +25,7 @@ export const SETTLE_MS = 150;
 
 /**
  * Upper bound on the wait for one expected line. Exceeding it means the line never came; it
- * is a guard against a hung test, not a speed assertion (the first reply includes tsx startup).
+ * is a guard against a hung test, not a speed assertion (the first reply includes the server's start-up).
  */
 export const EXPECT_TIMEOUT_MS = 15_000;
 

@@ -64,7 +64,11 @@ export interface Started {
 export class ProcessGroups {
   private readonly started: Started[] = [];
 
-  constructor(private readonly outputLimit = 200_000) {}
+  private readonly outputLimit: number;
+
+  constructor(outputLimit = 200_000) {
+    this.outputLimit = outputLimit;
+  }
 
   /**
    * Starts `command` as the leader of a new process group, stdin closed, output captured.

@@ -3,15 +3,17 @@
  * (its `types` beside its `default`), the narrow stdio subpaths really are narrow, and the CLI
  * loads a command only when it runs, since a process that loads modules it does not use
  * (the client transport in a server, the whole CLI in the shim) starts measurably slower.
- * The run-time import graph is read from the modules as `tsc` would emit them (type-only
- * imports erased), static imports only: dynamic `import()` loads lazily and costs no start-up.
+ * The run-time import graph is read from the source's static imports, leaving out the
+ * type-only statements (`import type`, `export type ... from`) that type stripping and `tsc`
+ * erase; an `import { type A } from` stays, as it does in both (verbatimModuleSyntax). Dynamic
+ * `import()` loads lazily and costs no start-up. No compiler is needed (the offline suite runs
+ * without dev dependencies, docs/decisions.md 44-strip).
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import ts from "typescript";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -29,16 +31,16 @@ const importsOf = new Map<string, string[]>();
 
 /**
  * Static run-time imports of one source file, as repository-relative `.ts` paths or `node:`
- * names; each file is transpiled once, however many closures walk through it.
+ * names; each file is read once, however many closures walk through it. A statement starts a
+ * line (doc comments start theirs with `*`), and one starting `import type` or `export type`
+ * is erased at run time.
  */
 function runtimeImports(file: string): string[] {
   const known = importsOf.get(file);
   if (known !== undefined) return known;
-  const js = ts.transpileModule(readFileSync(join(ROOT, file), "utf8"), {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-  }).outputText;
+  const source = readFileSync(join(ROOT, file), "utf8");
   const out: string[] = [];
-  for (const m of js.matchAll(/^\s*(?:import|export)\s(?:[^;"']*?\sfrom\s*)?["']([^"']+)["']/gm)) {
+  for (const m of source.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^;"']*?\sfrom\s*)?["']([^"']+)["']/gm)) {
     const spec = m[1]!;
     out.push(spec.startsWith(".") ? relative(ROOT, resolve(ROOT, dirname(file), spec)) : spec);
   }

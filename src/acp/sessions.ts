@@ -105,12 +105,16 @@ class OpenSession implements ToolCallSession {
   /** Set by `open` before the manager starts anything; a reload replaces it. */
   plan: ServerPlan = { entries: [], servers: [], trust: new Map(), fromClient: new Set(), roots: [] };
 
-  constructor(
-    readonly id: string,
-    readonly manager: McpManager,
-    private readonly connection: AcpAgentConnection,
-    readonly log: (line: string) => void,
-  ) {
+  readonly id: string;
+  readonly manager: McpManager;
+  private readonly connection: AcpAgentConnection;
+  readonly log: (line: string) => void;
+
+  constructor(id: string, manager: McpManager, connection: AcpAgentConnection, log: (line: string) => void) {
+    this.id = id;
+    this.manager = manager;
+    this.connection = connection;
+    this.log = log;
     this.calls = new SessionToolCalls(this, connection);
   }
 

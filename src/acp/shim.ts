@@ -260,7 +260,8 @@ function digest(text: string): Buffer {
 
 /**
  * The command line that runs `mcp-bridge shim <port>` with this very Node: from a source
- * checkout, `node --import tsx src/cli/main.ts`; from a build, `node dist/src/cli/main.js`.
+ * checkout, `node src/cli/main.ts` (with `--import tsx` on a Node that cannot strip types);
+ * from a build, `node dist/src/cli/main.js`.
  */
 export function defaultShimCommand(port: number): { command: string; args: string[] } {
   return nodeCommand(import.meta.url, "../cli/main", ["shim", String(port)]);

@@ -37,8 +37,11 @@ export type Reply = JsonRpcResponse | undefined;
 
 export class InboundRequests {
   private readonly running = new IdTable<InboundContext>();
+  private readonly wiring: Wiring;
 
-  constructor(private readonly wiring: Wiring) {}
+  constructor(wiring: Wiring) {
+    this.wiring = wiring;
+  }
 
   /** Requests currently being handled. */
   get size(): number {
@@ -116,11 +119,10 @@ class InboundContext implements RequestContext {
   readonly progressToken: string | number | undefined;
   private controller: AbortController | undefined;
   private abortReason: Error | undefined;
+  private readonly wiring: Wiring;
 
-  constructor(
-    req: JsonRpcRequest,
-    private readonly wiring: Wiring,
-  ) {
+  constructor(req: JsonRpcRequest, wiring: Wiring) {
+    this.wiring = wiring;
     this.id = req.id;
     this.method = req.method;
     const params = req.params;

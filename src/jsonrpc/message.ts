@@ -133,8 +133,8 @@ function classifyResponse(
 
 /**
  * The JSON text of a message or batch: what every transport sends. A response always encodes:
- * one whose result cannot be serialised (a BigInt, a cycle, nesting deeper than the stack, a
- * throwing `toJSON`) is replaced by a -32603 error for the same id, so the requester gets an
+ * one whose result cannot be serialised (a BigInt, a cycle, nesting deeper than the stack on
+ * Node 20-24, a throwing `toJSON`) is replaced by a -32603 error for the same id, so the requester gets an
  * answer and the process goes on. A request or notification that cannot be serialised gives
  * back (not throws) a `BridgeError INVALID_PARAMS` naming its method, for `send()` to reject
  * with. `JSON.stringify` runs once when the message is fine; only a failure pays for more.

@@ -29,13 +29,21 @@ export class HealthMonitor {
   private failed = 0;
   private pinging = false;
 
+  private readonly options: HealthOptions;
+  /** Each failed ping (`count` in a row of `limit`). */
+  private readonly onFailure: (count: number, limit: number, reason: string) => void;
+  /** `limit` pings in a row failed; the monitor has stopped. */
+  private readonly onUnhealthy: (limit: number) => void;
+
   constructor(
-    private readonly options: HealthOptions,
-    /** Each failed ping (`count` in a row of `limit`). */
-    private readonly onFailure: (count: number, limit: number, reason: string) => void,
-    /** `limit` pings in a row failed; the monitor has stopped. */
-    private readonly onUnhealthy: (limit: number) => void,
-  ) {}
+    options: HealthOptions,
+    onFailure: (count: number, limit: number, reason: string) => void,
+    onUnhealthy: (limit: number) => void,
+  ) {
+    this.options = options;
+    this.onFailure = onFailure;
+    this.onUnhealthy = onUnhealthy;
+  }
 
   /** Starts watching `client` (a no-op when no interval is configured). */
   start(client: McpClient): void {

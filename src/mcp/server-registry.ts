@@ -112,8 +112,12 @@ export class ServerRegistry {
   private readonly prompts = new Map<string, PromptEntry>();
   private completionHandler: CompletionHandler | undefined;
 
+  private readonly changed: (list: ChangedList) => void;
+
   /** `changed` is called after every add or remove. */
-  constructor(private readonly changed: (list: ChangedList) => void) {}
+  constructor(changed: (list: ChangedList) => void) {
+    this.changed = changed;
+  }
 
   addTool(def: Tool, handler: ToolHandler): Registration {
     return this.add(this.tools, def.name, { def, handler }, "tools", "tool");

@@ -72,12 +72,13 @@ export class ServerSession {
   private logLevel: LoggingLevel;
   private readonly subscriptions = new Set<string>();
 
-  constructor(
-    /** The connection (e.g. a Streamable HTTP session transport, for its stream controls). */
-    readonly transport: Transport,
-    private readonly core: SessionCore,
-    peerOptions: PeerOptions = {},
-  ) {
+  /** The connection (e.g. a Streamable HTTP session transport, for its stream controls). */
+  readonly transport: Transport;
+  private readonly core: SessionCore;
+
+  constructor(transport: Transport, core: SessionCore, peerOptions: PeerOptions = {}) {
+    this.transport = transport;
+    this.core = core;
     this.logLevel = core.defaultLogLevel;
     this.peer = new JsonRpcPeer(transport, { ...peerOptions, batchesAllowed: () => allowsBatches(this.version) });
     this.peer.onclose = (reason) => {
@@ -317,10 +318,13 @@ function checked<T>(value: T, method: string, ok: (v: Record<string, unknown>) =
  * context only when used, so handlers that never look at it cost no AbortController.
  */
 class ToolCallContext implements HandlerContext {
-  constructor(
-    readonly session: ServerSession,
-    private readonly ctx: RequestContext,
-  ) {}
+  readonly session: ServerSession;
+  private readonly ctx: RequestContext;
+
+  constructor(session: ServerSession, ctx: RequestContext) {
+    this.session = session;
+    this.ctx = ctx;
+  }
 
   get signal(): AbortSignal {
     return this.ctx.signal;

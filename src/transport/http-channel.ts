@@ -20,14 +20,15 @@ export class Channel {
   delivered = 0;
   private keepAlive: ReturnType<typeof setInterval> | undefined;
 
-  constructor(
-    res: ServerResponse | undefined,
-    /** Requests of this POST not answered yet. */
-    public outstanding: number,
-    /** Extra headers of the response (the session id on `initialize`). */
-    readonly headers: OutgoingHttpHeaders | undefined,
-  ) {
+  /** Requests of this POST not answered yet. */
+  outstanding: number;
+  /** Extra headers of the response (the session id on `initialize`). */
+  readonly headers: OutgoingHttpHeaders | undefined;
+
+  constructor(res: ServerResponse | undefined, outstanding: number, headers: OutgoingHttpHeaders | undefined) {
     this.res = res;
+    this.outstanding = outstanding;
+    this.headers = headers;
   }
 
   /**

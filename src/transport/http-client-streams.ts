@@ -44,18 +44,19 @@ export class Exchange implements StreamState {
   captured: Record<string, unknown> | undefined = undefined;
   private readonly firstId: JsonRpcId | undefined;
   private readonly count: number;
+  private readonly method: string | undefined;
+  readonly swallow: boolean;
+  private readonly fixedLabel: string | undefined;
 
   /**
    * @param method the request's method; undefined for a batch
    * @param swallow internal re-initialize: keep the response here instead of delivering it
    * @param fixedLabel a name for errors and logs, instead of the one built from method and id
    */
-  constructor(
-    ids: readonly JsonRpcId[],
-    private readonly method: string | undefined,
-    readonly swallow: boolean,
-    private readonly fixedLabel?: string,
-  ) {
+  constructor(ids: readonly JsonRpcId[], method: string | undefined, swallow: boolean, fixedLabel?: string) {
+    this.method = method;
+    this.swallow = swallow;
+    this.fixedLabel = fixedLabel;
     this.ids = new Set(ids);
     this.firstId = ids[0];
     this.count = ids.length;

@@ -103,11 +103,13 @@ export function lastLines(text: string, maxLines: number, maxChars: number): str
 export class TextLineSplitter {
   private readonly decoder = new TextDecoder("utf-8");
   private partial = "";
+  private readonly emit: (line: string) => void;
+  private readonly maxChars: number;
 
-  constructor(
-    private readonly emit: (line: string) => void,
-    private readonly maxChars: number,
-  ) {}
+  constructor(emit: (line: string) => void, maxChars: number) {
+    this.emit = emit;
+    this.maxChars = maxChars;
+  }
 
   push(chunk: Uint8Array): void {
     const text = this.partial + this.decoder.decode(chunk, { stream: true });

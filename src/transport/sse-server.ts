@@ -62,11 +62,15 @@ export class SseSessionTransport implements Transport {
   /** Events sent before the stream opened (the endpoint event must come first). */
   private early: string[] | undefined = [];
 
-  constructor(
-    readonly sessionId: string,
-    private readonly res: ServerResponse,
-    private readonly onEnd: () => void,
-  ) {}
+  readonly sessionId: string;
+  private readonly res: ServerResponse;
+  private readonly onEnd: () => void;
+
+  constructor(sessionId: string, res: ServerResponse, onEnd: () => void) {
+    this.sessionId = sessionId;
+    this.res = res;
+    this.onEnd = onEnd;
+  }
 
   /** True once `start()` was called (the MCP server connected). */
   get connected(): boolean {

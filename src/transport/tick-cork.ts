@@ -13,7 +13,11 @@ export class TickCork {
     this.stream.uncork();
   };
 
-  constructor(private readonly stream: Writable) {}
+  private readonly stream: Writable;
+
+  constructor(stream: Writable) {
+    this.stream = stream;
+  }
 
   /** Call before each write. */
   hold(): void {

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { descendants, fixture, reap, ROOT, waitGone } from "../e2e/helpers.ts";
 
 test("inspect whose reader leaves after the first line exits 0 without a stack trace and leaves no process behind", { timeout: 60_000 }, async () => {
@@ -15,7 +16,8 @@ test("inspect whose reader leaves after the first line exits 0 without a stack t
   // as a wrapper with a live child does, so only the whole shutdown (grace, SIGTERM, SIGKILL of
   // the group) stops it: the CLI must not exit before that is done.
   const server = fixture("faulty.ts", ["--tools", "9000", "--spawn-grandchild", "--ignore-stdin-eof"]);
-  const cli = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "inspect", "--", server.command, ...server.args!], {
+  const main = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["inspect", "--", server.command, ...server.args!]);
+  const cli = spawn(main.command, main.args, {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

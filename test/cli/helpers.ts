@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
 import type { Terminal } from "../../src/cli/io.ts";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { ROOT, fixture, reap, waitGone } from "../e2e/helpers.ts";
 
 export interface CliRun {
@@ -21,7 +22,8 @@ export async function run(argv: string[], terminal: Terminal = { columns: 80 }):
 
 /** Runs `mcp-bridge <argv>` as a child process with stdout and stderr piped (so not terminals). */
 export function runProcess(argv: string[]): CliRun {
-  const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), ...argv], {
+  const cli = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), argv);
+  const r = spawnSync(cli.command, cli.args, {
     cwd: ROOT,
     encoding: "utf8",
     timeout: 60_000,

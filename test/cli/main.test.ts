@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs, UsageError } from "../../src/cli/args.ts";
 import { table } from "../../src/cli/format.ts";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { ROOT, alive, fixture } from "../e2e/helpers.ts";
 import { echoCommand, run } from "./helpers.ts";
 
@@ -81,7 +82,8 @@ test("usage errors exit 2 with the usage text", async () => {
 });
 
 test("demo runs as a real process, prints servers and tools, and exits 0", () => {
-  const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "demo"], {
+  const demo = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["demo"]);
+  const r = spawnSync(demo.command, demo.args, {
     cwd: ROOT,
     encoding: "utf8",
     timeout: 60_000,

@@ -8,10 +8,9 @@ import { join } from "node:path";
 import type { SessionNotification, SessionUpdate } from "../../src/acp/types.ts";
 import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { alive, reap, ROOT } from "./helpers.ts";
 import { eventually } from "./manager-helpers.ts";
-
-const TSX = import.meta.resolve("tsx");
 
 export interface AgentProcess {
   editor: JsonRpcPeer;
@@ -29,9 +28,9 @@ export interface AgentProcess {
   stop(): Promise<void>;
 }
 
-/** An ACP stdio server entry running a fixture server with the tsx loader. */
+/** An ACP stdio server entry running a fixture server with this Node. */
 export function fixtureEntry(name: string, file: string, flags: string[] = [], env: { name: string; value: string }[] = []) {
-  return { name, command: process.execPath, args: ["--import", TSX, join(ROOT, "fixtures", "servers", file), ...flags], env };
+  return { name, ...nodeModuleCommand(join(ROOT, "fixtures", "servers", file), flags), env };
 }
 
 /** An `XDG_CONFIG_HOME` with no `mcp-bridge` folder: the agent reads no global config file of the machine's. */
@@ -44,8 +43,7 @@ const NO_GLOBAL_CONFIG = join(tmpdir(), "mcp-bridge-tests-no-global-config");
 export async function startAgent(args: string[] = [], env: Record<string, string> = {}): Promise<AgentProcess> {
   const stderr: string[] = [];
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ["--import", TSX, join(ROOT, "src", "cli", "main.ts"), "acp-agent", ...args],
+    ...nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["acp-agent", ...args]),
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", XDG_CONFIG_HOME: NO_GLOBAL_CONFIG, ...env },
     onStderr: (line) => stderr.push(line),

@@ -13,10 +13,11 @@ import { describe, test } from "node:test";
 import type { RpcError } from "../../src/jsonrpc/errors.ts";
 import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { alive, reap, ROOT } from "./helpers.ts";
 
-const TSX = import.meta.resolve("tsx");
-const CAPABLE_AGENT = [process.execPath, "--import", TSX, join(ROOT, "src", "cli", "main.ts"), "acp-agent"];
+const agent = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["acp-agent"]);
+const CAPABLE_AGENT = [agent.command, ...agent.args];
 const INCAPABLE_AGENT = [...CAPABLE_AGENT, "--no-mcp-over-acp"];
 
 type Event = { type: string; [key: string]: unknown };
@@ -66,8 +67,7 @@ async function startConductor(agent: string[]) {
   const stderr: string[] = [];
   const updates: { sessionId: string; update: Update }[] = [];
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ["--import", TSX, join(ROOT, "fixtures", "acp", "conductor-main.ts"), "--", ...agent],
+    ...nodeModuleCommand(join(ROOT, "fixtures", "acp", "conductor-main.ts"), ["--", ...agent]),
     cwd: ROOT,
     inheritEnv: true,
     shutdownGraceMs: 3000,
@@ -91,6 +91,21 @@ async function startConductor(agent: string[]) {
     stderr,
     updates,
     event: (type: string) => events.find((e) => e.type === type),
+    /**
+     * The first event of `type` that `match` accepts, once it has come. Events travel on the
+     * conductor's stderr, which is not ordered with its stdout: an answer read on stdout does
+     * not mean the events written before it have been read yet.
+     */
+    async waitEvent(type: string, match: (e: Event) => boolean = () => true): Promise<Event> {
+      const find = () => events.find((e) => e.type === type && match(e));
+      await until(() => find() !== undefined, `the conductor event ${type}`);
+      return find()!;
+    },
+    /** The inner methods the provider answered, in order, once `method` is among them. */
+    async providerSaw(method: string): Promise<string[]> {
+      await this.waitEvent("provider-request", (e) => e.method === method);
+      return events.filter((e) => e.type === "provider-request").map((e) => String(e.method));
+    },
     async prompt(sessionId: string, text: string) {
       const from = updates.length;
       const r = await peer.request<{ stopReason: string }>("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
@@ -127,16 +142,15 @@ describe("conductor with an agent without MCP over ACP", { timeout: 120_000 }, (
       assert.equal(init.protocolVersion, 1);
       // The agent lacks it, but with the conductor's bridge the pair serves acp: servers.
       assert.equal(init.agentCapabilities?._meta?.mcp_acp_transport, true);
-      await until(() => c.event("started") !== undefined, "the agent to start");
-      agentPid = c.event("started")!.agentPid as number;
+      agentPid = (await c.waitEvent("started")).agentPid as number;
       assert.ok(alive(agentPid));
-      assert.deepEqual(c.event("agent-capability"), { type: "agent-capability", mcpOverAcp: false });
+      assert.deepEqual(await c.waitEvent("agent-capability"), { type: "agent-capability", mcpOverAcp: false });
 
       const sessionId = await c.newSession();
-      const listening = c.event("bridge-listening")!;
+      const listening = await c.waitEvent("bridge-listening");
       assert.equal(listening.server, "tools");
       const port = listening.port as number;
-      await until(() => c.event("shim-connected") !== undefined, "the shim to connect");
+      await c.waitEvent("shim-connected");
       shims = shimPids(port);
       assert.equal(shims.length, 1, "one shim process runs for the provider");
 
@@ -148,8 +162,9 @@ describe("conductor with an agent without MCP over ACP", { timeout: 120_000 }, (
       assert.deepEqual(kinds.filter((k) => k.startsWith("tool_call")), ["tool_call:pending", "tool_call_update:in_progress", "tool_call_update:completed"]);
       const done = called.updates.find((u) => u.status === "completed")!;
       assert.match(JSON.stringify(done.content), /hello over the bridge/);
-      const reached = c.events.filter((e) => e.type === "provider-request").map((e) => e.method);
-      assert.ok(reached.includes("initialize") && reached.includes("tools/call"), `provider saw ${reached.join(", ")}`);
+      // The provider reports each request on stderr as it answers; wait for the call's report.
+      const reached = await c.providerSaw("tools/call");
+      assert.ok(reached.includes("initialize"), `provider saw ${reached.join(", ")}`);
 
       // A wrong token gets nowhere: no answer, and the provider never hears of it.
       const wrong = await knock(port, `{"token":"${"0".repeat(64)}"}\n{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"intruder","version":"1"}}}\n`);
@@ -163,7 +178,7 @@ describe("conductor with an agent without MCP over ACP", { timeout: 120_000 }, (
       );
 
       await c.peer.request("session/close", { sessionId });
-      await until(() => c.event("session-ended") !== undefined, "the session's teardown");
+      await c.waitEvent("session-ended");
       await until(() => shims.every((p) => !alive(p)), "the shim to exit after session/close");
       assert.deepEqual(shimPids(port), []);
       assert.ok(alive(agentPid), "closing a session does not stop the agent");
@@ -186,17 +201,15 @@ describe("conductor with an agent without MCP over ACP", { timeout: 120_000 }, (
     try {
       await c.initialize();
       const sessionId = await c.newSession();
-      port = c.event("bridge-listening")!.port as number;
-      await until(() => c.event("shim-connected") !== undefined, "the shim to connect");
-      await until(() => c.event("started") !== undefined, "the agent's pid");
-      agentPid = c.event("started")!.agentPid as number;
+      port = (await c.waitEvent("bridge-listening")).port as number;
+      await c.waitEvent("shim-connected");
+      agentPid = (await c.waitEvent("started")).agentPid as number;
       const listed = await c.prompt(sessionId, "/tools");
       assert.match(listed.said, /mcp__tools__echo/);
       const [shim] = shimPids(port);
       assert.ok(shim !== undefined);
       process.kill(shim, "SIGKILL");
-      await until(() => c.event("shim-closed") !== undefined, "the conductor to report the shim's end");
-      assert.equal(c.event("shim-closed")!.server, "tools");
+      assert.equal((await c.waitEvent("shim-closed")).server, "tools");
 
       const after = await c.prompt(sessionId, "still here?");
       assert.equal(after.stopReason, "end_turn");
@@ -223,22 +236,21 @@ describe("conductor with an agent that speaks MCP over ACP", { timeout: 120_000 
     try {
       const init = await c.initialize();
       assert.equal(init.agentCapabilities?._meta?.mcp_acp_transport, true);
-      await until(() => c.event("started") !== undefined, "the agent to start");
-      agentPid = c.event("started")!.agentPid as number;
-      assert.deepEqual(c.event("agent-capability"), { type: "agent-capability", mcpOverAcp: true });
+      agentPid = (await c.waitEvent("started")).agentPid as number;
+      assert.deepEqual(await c.waitEvent("agent-capability"), { type: "agent-capability", mcpOverAcp: true });
       const sessionId = await c.newSession();
       const called = await c.prompt(sessionId, '/call mcp__tools__add {"a":20,"b":22}');
       const done = called.updates.find((u) => u.status === "completed");
       assert.ok(done, `no completed tool call in ${JSON.stringify(called.updates)}`);
       assert.match(JSON.stringify(done.content), /42/);
+      await c.providerSaw("tools/call");
       assert.equal(c.event("bridge-listening"), undefined, "no listener for a capable agent");
-      assert.ok(c.events.some((e) => e.type === "provider-request" && e.method === "tools/call"));
       await assert.rejects(
         c.peer.request("_mcp/server_to_client/request", { url: "acp:nobody", message: { jsonrpc: "2.0", id: 1, method: "ping" } }),
         (e: RpcError) => e.code === -32002 && (e.data as { url: string }).url === "acp:nobody",
       );
       await c.peer.request("session/close", { sessionId });
-      await until(() => c.event("session-ended") !== undefined, "the session's teardown");
+      await c.waitEvent("session-ended");
       const conductorPid = c.transport.pid;
       await c.close();
       await until(() => !alive(agentPid) && !alive(conductorPid), "the agent and the conductor to exit");

@@ -4,15 +4,14 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { McpClient, type McpClientOptions } from "../../src/mcp/client.ts";
 import { StdioClientTransport, type StdioClientOptions } from "../../src/transport/stdio-client.ts";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const TSX = import.meta.resolve("tsx");
 
-/** Options that run a fixture server with the tsx loader. */
+/** Options that run a fixture server with this Node (and the tsx loader where Node cannot strip types). */
 export function fixture(file: string, args: string[] = [], extra: Partial<StdioClientOptions> = {}): StdioClientOptions {
   return {
-    command: process.execPath,
-    args: ["--import", TSX, join(ROOT, "fixtures", "servers", file), ...args],
+    ...nodeModuleCommand(join(ROOT, "fixtures", "servers", file), args),
     cwd: ROOT,
     shutdownGraceMs: 500,
     ...extra,

@@ -4,13 +4,14 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { alive, reap, ROOT } from "./helpers.ts";
 
-const TSX = import.meta.resolve("tsx");
 const CHILD = join(ROOT, "test", "e2e", "manager-guard-child.ts");
 
 async function runParent(mode: "wait" | "exit") {
-  const parent = spawn(process.execPath, ["--import", TSX, CHILD, mode], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const { command, args } = nodeModuleCommand(CHILD, [mode]);
+  const parent = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   parent.stderr.on("data", (c: Buffer) => (stderr += String(c)));
   const exited = once(parent, "exit") as Promise<[number | null, NodeJS.Signals | null]>;

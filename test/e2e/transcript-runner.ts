@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -24,7 +25,7 @@ export const SETTLE_MS = 150;
 
 /**
  * Upper bound on the wait for one expected line. Exceeding it means the line never came; it
- * is a guard against a hung test, not a speed assertion (the first reply includes tsx startup).
+ * is a guard against a hung test, not a speed assertion (the first reply includes the server's start-up).
  */
 export const EXPECT_TIMEOUT_MS = 15_000;
 
@@ -141,7 +142,8 @@ export class ServerProcess {
   constructor(server: string) {
     const script = TRANSCRIPT_SERVERS[server];
     if (script === undefined) throw new Error(`unknown transcript server ${JSON.stringify(server)}`);
-    this.child = spawn(process.execPath, ["--import", "tsx", join(ROOT, script)], { cwd: ROOT, stdio: "pipe" });
+    const { command, args } = nodeModuleCommand(join(ROOT, script));
+    this.child = spawn(command, args, { cwd: ROOT, stdio: "pipe" });
     this.child.stdout.setEncoding("utf8");
     this.child.stderr.setEncoding("utf8");
     this.child.stdout.on("data", (chunk: string) => {

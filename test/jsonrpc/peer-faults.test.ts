@@ -9,7 +9,7 @@ import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../../src/jsonrpc/message.ts";
 import { LineDecoder } from "../../src/jsonrpc/ndjson.ts";
 import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
-import { unencodable, UNENCODABLE_KINDS } from "../../fixtures/servers/unencodable.ts";
+import { unencodable, UNENCODABLE_KINDS, type UnencodableKind } from "../../fixtures/servers/unencodable.ts";
 import { InjectingTransport, rawPair, tick } from "./peer-helpers.ts";
 
 const utf8 = new TextEncoder();
@@ -66,10 +66,12 @@ test("request() and notify() with params JSON cannot carry reject with INVALID_P
       message: /^notification "notifications\/message": params cannot be serialised as JSON/,
     });
   }
-  // No notifications/cancelled for requests that never left: the next message is this request.
+  // No notifications/cancelled for requests that never left: the next message is this request,
+  // whose id follows the ids the refused requests took.
   const ok = peer.request("after");
-  assert.deepEqual(await raw.next(), { jsonrpc: "2.0", id: 4, method: "after" });
-  await raw.send({ jsonrpc: "2.0", id: 4, result: "fine" });
+  const id = UNENCODABLE_KINDS.length + 1;
+  assert.deepEqual(await raw.next(), { jsonrpc: "2.0", id, method: "after" });
+  await raw.send({ jsonrpc: "2.0", id, result: "fine" });
   assert.equal(await ok, "fine");
   await tick();
   assert.equal(raw.received.length, 0);
@@ -78,7 +80,7 @@ test("request() and notify() with params JSON cannot carry reject with INVALID_P
 
 test("a reply JSON cannot carry is answered -32603 for its id over the memory pair, and the peer goes on", async () => {
   const { peer, raw, start } = rawPair();
-  peer.setRequestHandler("value", (params) => unencodable((params as { kind: (typeof UNENCODABLE_KINDS)[number] }).kind));
+  peer.setRequestHandler("value", (params) => unencodable((params as { kind: UnencodableKind }).kind));
   peer.setRequestHandler("ping", () => ({}));
   await start();
   const reasons: Record<string, string> = {

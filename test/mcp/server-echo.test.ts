@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { GREET_NAMES, TINY_PNG_BASE64, createEchoServer } from "../../fixtures/servers/echo.ts";
 import type { CallToolResult, Tool } from "../../src/mcp/types.ts";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { connect, rejectsWithCode } from "./server-harness.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -148,7 +149,8 @@ function pidAlive(pid: number): boolean {
 }
 
 test("echo fixture runs as a stdio child: initialize, tools/list, exits on stdin EOF", { timeout: 30_000 }, async () => {
-  const child = spawn(process.execPath, ["--import", "tsx", "fixtures/servers/echo.ts"], {
+  const echo = nodeModuleCommand("fixtures/servers/echo.ts");
+  const child = spawn(echo.command, echo.args, {
     cwd: ROOT,
     stdio: ["pipe", "pipe", "pipe"],
   });

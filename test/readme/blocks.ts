@@ -1,10 +1,10 @@
 /**
- * The fenced code blocks of a Markdown file, what their info strings ask of the README test,
- * and the type check of the TypeScript ones (see the rules at the top of test/readme.test.ts).
+ * The fenced code blocks of a Markdown file and what their info strings ask of the README tests
+ * (see the rules at the top of test/readme-examples.dev.test.ts). Needs no dev dependency: the
+ * offline suite reads the blocks too (test/readme.test.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import ts from "typescript";
 
 /** One fenced block: its info string split into language and attributes, its text, and where it starts. */
 export interface CodeBlock {
@@ -94,38 +94,5 @@ export function writeBlockFiles(blocks: readonly CodeBlock[], dir: string, rewri
     const path = join(dir, `readme-${block.line}.mts`);
     writeFileSync(path, rewrite(block.text));
     return { path, line: block.line };
-  });
-}
-
-/**
- * Type-checks the block files with the repository's compiler options (strict, NodeNext).
- * Returns one line per diagnostic, located in README.md where it came from a block.
- */
-export function typeCheck(files: readonly BlockFile[], root: string): string[] {
-  const configPath = join(root, "tsconfig.json");
-  const config = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
-  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
-  const options: ts.CompilerOptions = {
-    ...parsed.options,
-    noEmit: true,
-    declaration: false,
-    // The blocks import absolute .ts paths; nothing is emitted, so nothing needs rewriting.
-    rewriteRelativeImportExtensions: false,
-    typeRoots: [join(root, "node_modules", "@types")],
-  };
-  delete options.rootDir;
-  delete options.outDir;
-  const program = ts.createProgram(
-    files.map((f) => f.path),
-    options,
-  );
-  const lineOf = new Map(files.map((f) => [f.path, f.line]));
-  return ts.getPreEmitDiagnostics(program).map((d) => {
-    const message = ts.flattenDiagnosticMessageText(d.messageText, "\n");
-    if (d.file === undefined || d.start === undefined) return `TS${d.code}: ${message}`;
-    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
-    const first = lineOf.get(d.file.fileName);
-    const where = first === undefined ? `${d.file.fileName}:${line + 1}` : `README.md:${first + line}`;
-    return `${where}:${character + 1}: TS${d.code}: ${message}`;
   });
 }

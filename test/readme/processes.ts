@@ -1,6 +1,8 @@
 /**
- * Running a README example as a user would (`node --import tsx example.mts` from the
- * repository root) and checking that it leaves no process behind.
+ * Running a README example as a user would (`node example.mts` from the repository root, with
+ * `--import tsx` where Node cannot strip types) and checking that it leaves no process behind.
+ * The directory of this Node comes first in the example's `PATH`, so an example that runs
+ * `node` gets the Node the tests run on.
  *
  * Every process of one run is found by a marker in its environment: the example gets its own
  * `TMPDIR`, a variable that the minimal child environment of the stdio transport passes on
@@ -10,11 +12,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { encodeLine, LineDecoder } from "../../src/jsonrpc/ndjson.ts";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { alive } from "../e2e/helpers.ts";
 
-const TSX = import.meta.resolve("tsx");
 /** Longest a README example may take before the test gives up on it and kills it. */
 export const EXAMPLE_DEADLINE_MS = 60_000;
 
@@ -39,10 +41,12 @@ export class ExampleProcess {
 
   constructor(file: string, root: string) {
     this.marker = mkdtempSync(join(tmpdir(), "mcp-bridge-readme-"));
-    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: this.marker };
+    const path = [dirname(process.execPath), process.env.PATH ?? "/usr/bin:/bin"].join(delimiter);
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: path, TMPDIR: this.marker };
     delete env.NODE_TEST_CONTEXT;
+    const { command, args } = nodeModuleCommand(file);
     // Its own process group, so that a test that gives up can kill whatever it left.
-    this.child = spawn(process.execPath, ["--import", TSX, file], { cwd: root, env, detached: true });
+    this.child = spawn(command, args, { cwd: root, env, detached: true });
     this.child.stdout.on("data", (chunk: Buffer) => {
       this.stdout += chunk.toString("utf8");
       for (const line of this.decoder.push(chunk)) if (line.ok) this.deliver(line.value);

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkProject } from "../../scripts/check-deps.ts";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const scriptPath = join(repoRoot, "scripts", "check-deps.ts");
@@ -352,9 +353,10 @@ interface RunResult {
   stderr: string;
 }
 
-/** Runs a script under tsx and waits for it; kills it if it hangs, and checks its pid is gone. */
+/** Runs a script with this Node and waits for it; kills it if it hangs, and checks its pid is gone. */
 async function runScript(path: string): Promise<RunResult> {
-  const child = spawn(process.execPath, ["--import", "tsx", path], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  const { command, args } = nodeModuleCommand(path);
+  const child = spawn(command, args, { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));

@@ -173,7 +173,10 @@ describe("Redactor.redactValue", () => {
   test("maps, sets and class instances are walked; cycles are kept", () => {
     const r = withSecrets(SECRET);
     class Box {
-      constructor(public content: string) {}
+      content: string;
+      constructor(content: string) {
+        this.content = content;
+      }
     }
     const cyclic: Record<string, unknown> = { text: SECRET };
     cyclic.self = cyclic;

@@ -6,6 +6,7 @@ import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { StdioServerTransport } from "../../src/transport/stdio-server.ts";
+import { loaderArgs } from "../../src/util/node-command.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SERVER_MODULE = join(ROOT, "src", "transport", "stdio-server.ts");
@@ -139,7 +140,7 @@ await t.start();
 `;
 
 function runEchoServer() {
-  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", ECHO_SERVER], {
+  const child = spawn(process.execPath, [...loaderArgs(SERVER_MODULE), "--input-type=module", "-e", ECHO_SERVER], {
     cwd: ROOT,
     stdio: ["pipe", "pipe", "pipe"],
   });

@@ -105,3 +105,13 @@ test("the CLI entry loads no command before it runs (the shim is started per ses
   const shim = [...closure("src/cli/shim.ts")].filter((m) => m.startsWith("src/"));
   assert.ok(!shim.includes("src/manager/manager.ts") && !shim.includes("src/acp/agent.ts"), `shim loads ${shim.join(", ")}`);
 });
+
+test("a CLI command against a stdio server loads no HTTP (node:http costs Node 24 its undici too)", () => {
+  for (const command of ["src/cli/inspect.ts", "src/cli/call.ts", "src/cli/demo.ts"]) {
+    const loaded = closure(command);
+    assert.ok(loaded.has("src/transport/stdio-client.ts"), `${command} reaches the stdio transport`);
+    for (const unwanted of ["node:http", "node:https", "src/transport/http-client.ts", "src/transport/sse-client.ts"]) {
+      assert.ok(!loaded.has(unwanted), `${command} loads ${unwanted} before it knows the target is remote`);
+    }
+  }
+});

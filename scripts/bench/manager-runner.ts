@@ -38,17 +38,20 @@ function readyPids(manager: McpManager, expected: number): number[] {
 export class ManagerBench {
   private bridged: Promise<{ manager: McpManager }> | undefined;
   private plain: Promise<BenchClient> | undefined;
+  private readonly server: ServerCommand;
+  private readonly fleetServer: ServerCommand;
+  private readonly serverStarted: (pid: number) => void;
 
   /**
    * @param server the echo server the call rounds use (both ways)
    * @param fleetServer the echo server `connect` starts N of (not profiled)
    * @param serverStarted told every server pid started (leftover check, pinning)
    */
-  constructor(
-    private readonly server: ServerCommand,
-    private readonly fleetServer: ServerCommand,
-    private readonly serverStarted: (pid: number) => void,
-  ) {}
+  constructor(server: ServerCommand, fleetServer: ServerCommand, serverStarted: (pid: number) => void) {
+    this.server = server;
+    this.fleetServer = fleetServer;
+    this.serverStarted = serverStarted;
+  }
 
   /** A fresh manager connecting `n` servers in parallel; timed until connect() resolves. */
   async connect(n: number): Promise<{ ms: number }> {

@@ -18,12 +18,14 @@ export class RunnerProcess {
   private readonly replies: AsyncIterator<string>;
   private readonly exited: Promise<void>;
   private busy = false;
+  readonly config: RunnerConfig;
 
   /**
    * @param work the transpiled tree holding scripts/bench/client-runner.js
    * @param nodeFlags flags for node itself (e.g. `--cpu-prof`)
    */
-  constructor(work: string, readonly config: RunnerConfig, nodeFlags: readonly string[] = []) {
+  constructor(work: string, config: RunnerConfig, nodeFlags: readonly string[] = []) {
+    this.config = config;
     const script = join(work, "scripts", "bench", "client-runner.js");
     const flags = ["--expose-gc", ...nodeFlags];
     this.child = spawn(process.execPath, [...flags, script, JSON.stringify(config)], { stdio: ["pipe", "pipe", "pipe"] });

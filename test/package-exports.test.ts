@@ -19,10 +19,18 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   bin: Record<string, string>;
 };
 
-/** `./dist/src/a/b.js` -> `src/a/b.ts` */
+/**
+ * `./dist/src/a/b.js` -> `src/a/b.ts`; a bundle `./dist/a/b.js` (scripts/build-bundles.ts) ->
+ * its entry `src/a/b.ts`, whose run-time imports are what the bundle holds.
+ */
 function sourceOf(distPath: string): string {
-  assert.match(distPath, /^\.\/dist\/src\/.+\.js$/, `${distPath} is not under ./dist/src/`);
-  return distPath.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts");
+  assert.match(distPath, /^(\.\/)?dist\/.+\.js$/, `${distPath} is not under ./dist/`);
+  return distPath.replace(/^(\.\/)?dist\/(src\/)?/, "src/").replace(/\.js$/, ".ts");
+}
+
+/** Where tsc puts the declarations of a subpath's source: `src/a/b.ts` -> `./dist/src/a/b.d.ts`. */
+function typesOf(src: string): string {
+  return `./dist/${src.replace(/\.ts$/, ".d.ts")}`;
 }
 
 const importsOf = new Map<string, string[]>();
@@ -63,7 +71,7 @@ test("every subpath maps to an existing source module, types beside code", () =>
   for (const [subpath, target] of Object.entries(pkg.exports)) {
     const src = sourceOf(target.default);
     assert.ok(existsSync(join(ROOT, src)), `${subpath}: ${src} does not exist`);
-    assert.equal(target.types, target.default.replace(/\.js$/, ".d.ts"), `${subpath}: types and code differ`);
+    assert.equal(target.types, typesOf(src), `${subpath}: types and code differ`);
   }
 });
 

@@ -121,6 +121,8 @@ class Runner {
         return (await this.managerBench()).calls(c.budget);
       case "rss":
         return { maxRssMb: rssMb() };
+      case "env":
+        return { names: Object.keys(process.env).sort() };
       case "quit":
         await this.closeAll();
         return { serverPids: this.pids };

@@ -5,6 +5,7 @@
  *   npm run bench                      text table
  *   npm run -s bench -- --json         the same as one JSON object on stdout (-s: no npm banner)
  *   npm run bench -- --quick           every section, once (for tests)
+ *   npm run bench -- --startup         sections 1 and 1b alone (start-up on every Node version)
  *   npm run bench -- --calibrate       the raw baseline on both sides: each ratio then shows how
  *                                      far this machine moves a figure on its own (ideal 1.00x)
  *   npm run bench -- --profile [DIR] [--profile-section calls|list|payloads|spawn|http|manager]
@@ -55,6 +56,8 @@ interface Options {
   quick: boolean;
   /** Both sides run the raw baseline (sections 1-8): the ratios are this machine's noise. */
   calibrate: boolean;
+  /** Only sections 1 and 1b. */
+  startupOnly: boolean;
   /** Directory for CPU profiles; set by `--profile`. */
   profileDir: string | undefined;
   profileSection: ProfileSection;
@@ -109,12 +112,13 @@ const NOTES = [
 ];
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { json: false, quick: false, calibrate: false, profileDir: undefined, profileSection: "calls" };
+  const o: Options = { json: false, quick: false, calibrate: false, startupOnly: false, profileDir: undefined, profileSection: "calls" };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--json") o.json = true;
     else if (a === "--quick") o.quick = true;
     else if (a === "--calibrate") o.calibrate = true;
+    else if (a === "--startup") o.startupOnly = true;
     else if (a === "--profile") {
       const next = argv[i + 1];
       o.profileDir = next !== undefined && !next.startsWith("--") ? argv[++i]! : join(tmpdir(), "mcp-bridge-bench-profiles");
@@ -122,7 +126,7 @@ function parseArgs(argv: readonly string[]): Options {
       const s = argv[++i] as ProfileSection;
       if (!PROFILE_SECTIONS.includes(s)) throw new Error(`--profile-section must be one of ${PROFILE_SECTIONS.join(", ")}`);
       o.profileSection = s;
-    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --calibrate, --profile [DIR], --profile-section S)`);
+    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --calibrate, --startup, --profile [DIR], --profile-section S)`);
   }
   return o;
 }
@@ -349,6 +353,13 @@ async function main(): Promise<void> {
       process.stdout.write(`${await profileMode(profile, start, finish)}\n`);
       const leftover = children.reapLeftovers();
       if (leftover.length > 0) progress(`killed leftover processes: ${leftover.join(", ")}`);
+      return;
+    }
+    if (opts.startupOnly) {
+      const result = await startupSections(opts, opts.quick ? QUICK_PLAN : FULL_PLAN, work, startup, nodeVersions(root));
+      const figures = buildStartupFigures(result);
+      const notes = [...NOTES.slice(2, 3), ...startupFailures(result)];
+      process.stdout.write(opts.json ? `${JSON.stringify({ notes, figures, startup: result }, null, 2)}\n` : `${[...notes, formatFigures(figures)].join("\n")}\n`);
       return;
     }
     const report = await measure(opts, root, work, startup);

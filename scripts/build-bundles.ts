@@ -9,9 +9,12 @@
  *                             of the same build, so dist/cli/ resolves `./demo-server.js` and
  *                             `../cli/main.js` as dist/src/cli/ does.
  *   dist/server-stdio.js      `mcp-bridge/server/stdio`: McpServer and the stdio server
- *                             transport in one file. The error classes are imported from
- *                             dist/src/jsonrpc/errors.js, the module every subpath shares, so
- *                             `instanceof RpcError` holds whichever subpath made the error.
+ *                             transport in one file. Two modules stay the package's per-file
+ *                             ones: the error classes (dist/src/jsonrpc/errors.js, which every
+ *                             subpath shares, so `instanceof RpcError` holds whichever subpath
+ *                             made the error), and the schema validator, which the server
+ *                             loads with the first tools/call (docs/decisions.md 34), so a
+ *                             start does not compile it.
  *
  *   tsx scripts/build-bundles.ts [--outdir DIR] [--json]
  *     DIR defaults to dist, where tsc must have built DIR/src; --json prints what was written
@@ -19,7 +22,7 @@
  */
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 
@@ -34,8 +37,8 @@ const COMMON = {
   metafile: true,
 } satisfies esbuild.BuildOptions;
 
-/** The module whose classes every subpath must share (see the header). */
-const SHARED_ERRORS = join("src", "jsonrpc", "errors.ts");
+/** Modules the server bundle imports from the per-file build instead of holding them (see the header). */
+const PER_FILE = [join("src", "jsonrpc", "errors.ts"), join("src", "schema", "validate.ts")];
 
 /** Each bundle written: its path relative to the output directory, and its size in bytes. */
 export interface BundleOutput {
@@ -45,6 +48,8 @@ export interface BundleOutput {
   modules: string[];
   /** Files this one imports statically (relative to the output directory), built-ins left out. */
   imports: string[];
+  /** Files it imports with `import()`, loaded when first needed. */
+  lazyImports: string[];
 }
 
 /**
@@ -54,13 +59,14 @@ export interface BundleOutput {
 export async function buildBundles(root: string, outDir: string): Promise<BundleOutput[]> {
   const sharedErrors = join(outDir, "src", "jsonrpc", "errors.js");
   if (!existsSync(sharedErrors)) throw new Error(`${sharedErrors} is missing: run tsc -p tsconfig.build.json first`);
-  const errorsSource = resolve(root, SHARED_ERRORS);
-  const keepErrorsShared: esbuild.Plugin = {
-    name: "shared-errors",
+  const perFile = new Map(PER_FILE.map((file) => [resolve(root, file), `./${file.split(sep).join("/").replace(/\.ts$/, ".js")}`]));
+  const keepPerFile: esbuild.Plugin = {
+    name: "per-file",
     setup(build) {
-      build.onResolve({ filter: /errors\.ts$/ }, (args) =>
-        resolve(args.resolveDir, args.path) === errorsSource ? { path: "./src/jsonrpc/errors.js", external: true } : undefined,
-      );
+      build.onResolve({ filter: /\.ts$/ }, (args) => {
+        const target = perFile.get(resolve(args.resolveDir, args.path));
+        return target === undefined ? undefined : { path: target, external: true };
+      });
     },
   };
   // Chunk names change with their content: chunks of an earlier build must not be packed.
@@ -78,18 +84,22 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
     absWorkingDir: root,
     entryPoints: { "server-stdio": "src/server-stdio.ts" },
     outdir: outDir,
-    plugins: [keepErrorsShared],
+    plugins: [keepPerFile],
   });
   return [...describe(cli.metafile, root, outDir), ...describe(server.metafile, root, outDir)];
 }
 
 function describe(meta: esbuild.Metafile, root: string, outDir: string): BundleOutput[] {
   const rel = (file: string): string => relative(outDir, resolve(root, file));
+  const files = (imports: esbuild.Metafile["outputs"][string]["imports"]): string[] => [
+    ...new Set(imports.filter((i) => !i.path.startsWith("node:")).map((i) => (i.external ? i.path : rel(i.path)))),
+  ];
   return Object.entries(meta.outputs).map(([file, out]) => ({
     file: rel(file),
     bytes: out.bytes,
     modules: Object.keys(out.inputs).sort(),
-    imports: [...new Set(out.imports.filter((i) => i.kind === "import-statement" && !i.path.startsWith("node:")).map((i) => (i.external ? i.path : rel(i.path))))],
+    imports: files(out.imports.filter((i) => i.kind === "import-statement")),
+    lazyImports: files(out.imports.filter((i) => i.kind === "dynamic-import")),
   }));
 }
 

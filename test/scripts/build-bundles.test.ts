@@ -90,11 +90,11 @@ describe("the bundles of npm run build", { timeout: 300_000 }, () => {
     assert.ok(byFile.has("cli/demo-server.js"), "the demo's servers are built beside the CLI");
   });
 
-  test("the server bundle imports the shared error classes instead of holding a copy", () => {
+  test("the server bundle imports the shared error classes, and the validator when first needed, from the per-file build", () => {
     const server = outputs.find((o) => o.file === "server-stdio.js")!;
     assert.ok(server.modules.includes("src/mcp/server.ts") && server.modules.includes("src/transport/stdio-server.ts"));
-    assert.ok(!server.modules.includes("src/jsonrpc/errors.ts"));
-    assert.deepEqual(server.imports, ["./src/jsonrpc/errors.js"]);
+    assert.deepEqual(server.modules.filter((m) => m.startsWith("src/jsonrpc/errors") || m.startsWith("src/schema/")), []);
+    assert.deepEqual({ imports: server.imports, lazyImports: server.lazyImports }, { imports: ["./src/jsonrpc/errors.js"], lazyImports: ["./src/schema/validate.js"] });
   });
 
   test("an RpcError from the per-file jsonrpc subpath, thrown in a bundled server, reaches the client as itself", async () => {
@@ -106,6 +106,7 @@ describe("the bundles of npm run build", { timeout: 300_000 }, () => {
 import { RpcError } from ${url("src/jsonrpc/index.js")};
 const server = new McpServer({ name: "bundled", version: "1.0.0" }, { instructions: "same class: " + (Bundled === RpcError) });
 server.resource({ uri: "test://missing", name: "missing" }, () => { throw new RpcError(-32002, "nothing at test://missing", { uri: "test://missing" }); });
+server.tool({ name: "add", inputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] } }, (args) => ({ content: [{ type: "text", text: String(args.a) }] }));
 const session = await server.connect(new StdioServerTransport());
 session.onclose = () => void server.close();
 `,
@@ -118,6 +119,9 @@ session.onclose = () => void server.close();
       assert.equal(init.instructions, "same class: true");
       // A foreign RpcError would be answered -32603 (internal error) instead.
       await assert.rejects(client.readResource("test://missing"), { code: -32002, data: { uri: "test://missing" } });
+      // The first call loads the per-file validator, which checks the arguments.
+      assert.deepEqual(await client.callTool("add", { a: 2 }), { content: [{ type: "text", text: "2" }] });
+      assert.equal((await client.callTool("add", { a: "two" })).isError, true);
     } finally {
       await client.close();
     }

@@ -194,15 +194,17 @@ function indexModules(base: string, ext: ".ts" | ".js"): string[] {
  * version for section 1, then the CLI's processes.
  */
 async function startupSections(opts: Options, plan: Plan, work: string, startup: Startup, versions: NodeVersion[]): Promise<StartupResult> {
-  const mode = (m: Mode): Mode => (opts.calibrate ? "raw" : m);
+  // --calibrate: every side runs the raw client and the raw server.
+  const raw = (m: Mode): Mode => (opts.calibrate ? "raw" : m);
   progress(`1. spawn + initialize + tools/list on ${versions.map((v) => v.version).join(", ")}`);
   const spawn = await spawnOnEveryNode(
     versions,
     plan,
-    (m, node) => {
-      const servers = spawnServers(mode(m), node, startup.pkg, startup.paths);
+    (side, node) => {
+      const servers = spawnServers(raw(side === "raw" ? "raw" : "ours"), node, startup.pkg, startup.paths);
       // Only `spawnServers` is used by a start-up runner; the rest names any server of them.
-      return { mode: mode(m), spawnServers: servers, server: servers.dist!, manyToolsServer: servers.dist!, httpServer: servers.dist!, ...(PIN ? { pin: PIN } : {}) };
+      const mode = raw(side === "ours" ? "ours" : "raw");
+      return { mode, spawnServers: servers, server: servers.dist!, manyToolsServer: servers.dist!, httpServer: servers.dist!, ...(PIN ? { pin: PIN } : {}) };
     },
     (node, configs) => configs.map((c) => startRunner(work, c, [], node.path)),
     quitRunners,

@@ -4,9 +4,10 @@
  *
  * 1.  spawn + initialize + tools/list of a fresh stdio server, timed by a client runner on the
  *     same Node (the runners take turns round by round, pinned as the other sections are).
- *     Raw: raw-echo-server.mjs. Ours: a user's server (scripts/bench/package.ts) on the
- *     `.ts` source (under tsx on Node 20, by type stripping on 22+), on the built per-file
- *     subpaths, and on the bundled `mcp-bridge/server/stdio`.
+ *     Raw: raw-echo-server.mjs with the raw client. Ours: McpClient with a user's server
+ *     (scripts/bench/package.ts) on the `.ts` source (under tsx on Node 20, by type stripping on
+ *     22+), on the built per-file subpaths, and on the bundled `mcp-bridge/server/stdio`; and
+ *     the same servers started by the raw client, which shows the server's share of the gap.
  * 1b. the CLI's whole cold path, process start to exit: `mcp-bridge inspect --json` of the raw
  *     server (the bin as packed, and the per-file build for comparison) against raw-cli.mjs,
  *     which does the same on the wire. Not pinned: the CLI's server inherits its CPU affinity.
@@ -84,11 +85,18 @@ export function spawnServers(mode: Mode, node: NodeVersion, pkg: BuiltPackage, p
   return { tsx: run(...loader, source), native: run(source), dist: run(dist), bundle: run(bundle) };
 }
 
+/**
+ * The three runners of section 1: `raw` (raw client, raw server), `ours` (McpClient, our
+ * servers) and `server` (raw client, our servers: the server's own share).
+ */
+export type SpawnSide = "raw" | "ours" | "server";
+
 /** The spawn figures of one Node version (per side), or why a variant could not run there. */
 export interface VersionSpawn {
   node: NodeVersion;
   raw: SpawnTimes;
   ours: SpawnTimes;
+  server: SpawnTimes;
   failed: Record<string, string>;
 }
 
@@ -106,24 +114,24 @@ export interface StartupResult {
 }
 
 /**
- * Section 1 on every version: `startPair(node, configs)` starts a raw and an ours runner on
- * that Node (raw first), `stopPair` quits them.
+ * Section 1 on every version: `start(node, configs)` starts the runners of the three sides on
+ * that Node (in the order given), `stop` quits them.
  */
 export async function spawnOnEveryNode(
   versions: readonly NodeVersion[],
   plan: Plan,
-  configFor: (mode: Mode, node: NodeVersion) => RunnerConfig,
-  startPair: (node: NodeVersion, configs: readonly RunnerConfig[]) => readonly RunnerProcess[],
-  stopPair: (pair: readonly RunnerProcess[]) => Promise<void>,
+  configFor: (side: SpawnSide, node: NodeVersion) => RunnerConfig,
+  start: (node: NodeVersion, configs: readonly RunnerConfig[]) => readonly RunnerProcess[],
+  stop: (runners: readonly RunnerProcess[]) => Promise<void>,
 ): Promise<VersionSpawn[]> {
   const out: VersionSpawn[] = [];
   for (const node of versions) {
-    const pair = startPair(node, [configFor("raw", node), configFor("ours", node)]);
+    const [raw, ours, server] = start(node, [configFor("raw", node), configFor("ours", node), configFor("server", node)]);
     try {
-      const { bySide, failed } = await spawnSection(pair, plan, spawnVariants(node));
-      out.push({ node, raw: bySide.get(pair[0]!)!, ours: bySide.get(pair[1]!)!, failed });
+      const { bySide, failed } = await spawnSection([raw!, ours!, server!], plan, spawnVariants(node));
+      out.push({ node, raw: bySide.get(raw!)!, ours: bySide.get(ours!)!, server: bySide.get(server!)!, failed });
     } finally {
-      await stopPair(pair);
+      await stop([raw!, ours!, server!]);
     }
   }
   return out;
@@ -201,7 +209,11 @@ export function buildStartupFigures(s: StartupResult): Figure[] {
     for (const variant of Object.keys(v.ours)) {
       const label = `${v.node.version} ${SPAWN_LABELS[variant] ?? variant}`;
       const target = v.node.key === TARGET_NODE && variant === "bundle";
-      figs.push(startupFigure(`spawn.${v.node.key}.${variant}.ms`, STARTUP_SECTIONS.spawn, label, v.raw[variant]!.roundMs, v.ours[variant]!.roundMs, target));
+      const raw = v.raw[variant]!.roundMs;
+      figs.push(
+        startupFigure(`spawn.${v.node.key}.${variant}.ms`, STARTUP_SECTIONS.spawn, label, raw, v.ours[variant]!.roundMs, target),
+        startupFigure(`spawn.${v.node.key}.${variant}.server.ms`, STARTUP_SECTIONS.spawn, `  the server alone (raw client)`, raw, v.server[variant]!.roundMs, false),
+      );
     }
   }
   for (const node of s.versions) {

@@ -86,7 +86,7 @@ const EXPECTED_IDS = [
 /** The start-up figures one Node version must have (section 1 variants that ran, and section 1b). */
 function startupIds(report: BenchReport): string[] {
   return report.startup.spawn.flatMap((v) => [
-    ...Object.keys(v.ours).map((variant) => `spawn.${v.node.key}.${variant}.ms`),
+    ...Object.keys(v.ours).flatMap((variant) => [`spawn.${v.node.key}.${variant}.ms`, `spawn.${v.node.key}.${variant}.server.ms`]),
     `cli.${v.node.key}.bundle.ms`,
     `cli.${v.node.key}.dist.ms`,
   ]);
@@ -296,11 +296,18 @@ describe("start-up figures (sections 1 and 1b)", () => {
   const startup: StartupResult = {
     versions: [node(20), node(24)],
     spawn: [
-      { node: node(20), raw: { tsx: times([200, 400, 200]), dist: times([30, 60, 30]) }, ours: { tsx: times([230, 430, 230]), dist: times([40, 70, 40]) }, failed: {} },
+      {
+        node: node(20),
+        raw: { tsx: times([200, 400, 200]), dist: times([30, 60, 30]) },
+        ours: { tsx: times([230, 430, 230]), dist: times([40, 70, 40]) },
+        server: { tsx: times([220, 420, 220]), dist: times([35, 65, 35]) },
+        failed: {},
+      },
       {
         node: node(24),
         raw: { dist: times([30, 60, 30]), bundle: times([30, 60, 30]) },
         ours: { dist: times([40, 70, 40]), bundle: times([33, 66, 33]) },
+        server: { dist: times([36, 66, 36]), bundle: times([31, 61, 31]) },
         failed: { native: "ours: SyntaxError [ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX]" },
       },
     ],
@@ -315,6 +322,9 @@ describe("start-up figures (sections 1 and 1b)", () => {
     assert.deepEqual(tsx.kind === "compare" ? [tsx.ratio, tsx.gapMs] : [], [1.15, 30]);
     const cli = find("cli.node24.bundle.ms");
     assert.deepEqual(cli.kind === "compare" ? [cli.ratio, cli.gapMs] : [], [1.25, 15]);
+    // The server's own share: the same servers started by the raw client.
+    const server = find("spawn.node24.bundle.server.ms");
+    assert.deepEqual(server.kind === "compare" ? [server.gapMs, server.target] : [], [1, undefined]);
     assert.match(formatFigures(figs), /v24\.1\.0 dist, \/server\/stdio bundle\s+ms\s+30\s+33\s+1\.10x\s+\+3\.0 ms\s+<= 1\.15x raw\s+PASS/);
   });
 

@@ -18,7 +18,7 @@
  *
  *   tsx scripts/build-bundles.ts [--outdir DIR] [--json]
  *     DIR defaults to dist, where tsc must have built DIR/src; --json prints what was written
- *     (file, bytes, modules, static imports of each output) as one JSON array on stdout.
+ *     (each output's file, bytes, modules, static and lazy imports) as one JSON array on stdout.
  */
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";

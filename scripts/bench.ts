@@ -5,48 +5,61 @@
  *   npm run bench                      text table
  *   npm run -s bench -- --json         the same as one JSON object on stdout (-s: no npm banner)
  *   npm run bench -- --quick           every section, once (for tests)
+ *   npm run bench -- --startup         sections 1 and 1b alone (start-up on every Node version)
  *   npm run bench -- --calibrate       the raw baseline on both sides: each ratio then shows how
  *                                      far this machine moves a figure on its own (ideal 1.00x)
  *   npm run bench -- --schema          section 10 alone (JSON Schema validation of untrusted schemas)
  *   npm run bench -- --profile [DIR] [--profile-section calls|list|payloads|spawn|http|manager]
  *                                      CPU profiles of both sides of one section, summarised
  *
- * How it is fair: each client runs in its own plain-node process (our code transpiled by
+ * How it is fair: every process, raw or ours, starts with the same two environment variables
+ * (bench/env.ts); each client runs in its own plain-node process (our code transpiled by
  * typescript.transpileModule into a temp dir), so peak RSS belongs to one client; the two
- * sides take turns round by round; section 1 starts both servers under `node --import tsx`
- * (the loader's cost cancels) and under plain node; sections 2-6 use plain-node servers,
- * since tsx wraps every function our code creates (esbuild's `__name`) and would tax ours
- * alone. Targets are printed, never asserted.
+ * sides take turns round by round; sections 1 and 1b run on every Node version at hand, ours
+ * from the package as `npm run build` makes it (bench/startup.ts); sections 2-6 use plain-node
+ * servers, since tsx wraps every function our code creates (esbuild's `__name`) and would tax
+ * ours alone. Targets are printed, never asserted.
  */
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fixtureCommand, repoRoot } from "./bench/fixtures.ts";
+import { BENCH_ENV_NAMES } from "./bench/env.ts";
+import { repoRoot } from "./bench/fixtures.ts";
 import { measureImportTime, type ImportTimeResult } from "./bench/import-time.ts";
-import { FULL_PLAN, NO_TIME_LIMIT, QUICK_PLAN, callSection, listSection, payloadSection, spawnSection, type ForkRunners, type Plan, type Sides } from "./bench/measure.ts";
+import { FULL_PLAN, QUICK_PLAN, callSection, listSection, payloadSection, type ForkRunners, type Plan, type Sides } from "./bench/measure.ts";
+import { buildPackage } from "./bench/package.ts";
+import {
+  buildStartupFigures,
+  cliOnEveryNode,
+  nodeVersions,
+  spawnOnEveryNode,
+  spawnServers,
+  startupFailures,
+  type NodeVersion,
+  type StartupPaths,
+  type StartupResult,
+} from "./bench/startup.ts";
 import { ChildLedger } from "./bench/children.ts";
 import { pinningAvailable } from "./bench/cpu.ts";
-import { buildHttpFigures, httpPlan, httpProfilePlan, httpSection, type HttpSideResult } from "./bench/http.ts";
-import { buildManagerFigures, FLEET, managerPlan, managerProfilePlan, managerSection, type ManagerPlan, type ManagerResult } from "./bench/manager.ts";
-import { formatSummary, summarizeDir } from "./bench/profile.ts";
+import { buildHttpFigures, httpPlan, httpSection, type HttpSideResult } from "./bench/http.ts";
+import { buildManagerFigures, FLEET, managerPlan, managerSection, type ManagerResult } from "./bench/manager.ts";
+import { cpuProfFlags, MANY_TOOLS, PROFILE_SECTIONS, profileMode, type ProfileSection, type StartupSetup as Startup } from "./bench/profile-mode.ts";
 import { buildFigures, formatFigures, type Figure } from "./bench/report.ts";
 import { RunnerProcess } from "./bench/runner-process.ts";
 import { formatSchema, schemaSection, type SchemaBenchResult } from "./bench/schema.ts";
 import { transpileTree } from "./bench/transpile.ts";
 import type { Mode, RunnerConfig, ServerCommand, SideResult } from "./bench/types.ts";
 
-const MANY_TOOLS = 1000;
 /** Runner on CPU 0, its servers on CPU 1, where Linux taskset allows (all but 9a). */
 const PIN = pinningAvailable() ? { client: 0, server: 1 } : undefined;
-const SPAWN_VARIANTS = ["tsx", "node"] as const;
-const PROFILE_SECTIONS = ["calls", "list", "payloads", "spawn", "http", "manager"] as const;
-type ProfileSection = (typeof PROFILE_SECTIONS)[number];
 
 interface Options {
   json: boolean;
   quick: boolean;
   /** Both sides run the raw baseline (sections 1-8): the ratios are this machine's noise. */
   calibrate: boolean;
+  /** Only sections 1 and 1b. */
+  startupOnly: boolean;
   /** Directory for CPU profiles; set by `--profile`. */
   profileDir: string | undefined;
   profileSection: ProfileSection;
@@ -56,8 +69,21 @@ interface Options {
 
 /** The whole result, as printed by `--json`. */
 export interface BenchReport {
-  meta: { node: string; platform: string; cpus: number; cpuModel: string; quick: boolean; calibrate: boolean; durationMs: number; notes: string[] };
+  meta: {
+    node: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    quick: boolean;
+    calibrate: boolean;
+    durationMs: number;
+    /** The environment variables every process starts with, and those a runner actually saw. */
+    env: { passed: string[]; runner: string[] };
+    notes: string[];
+  };
   figures: Figure[];
+  /** Sections 1 and 1b on every Node version at hand (bench/startup.ts). */
+  startup: StartupResult;
   raw: SideResult;
   ours: SideResult;
   /** Import of the client entry points (mcp/client + transport/stdio). */
@@ -76,14 +102,15 @@ export interface BenchReport {
 
 const NOTES = [
   "raw = a baseline written without the library: ndjson lines, JSON.parse/JSON.stringify, a Map of pending ids (scripts/bench/raw-client.ts, raw-echo-server.mjs).",
-  "ours = McpClient + StdioClientTransport against McpServer (fixtures/servers/echo.ts; section 5: scripts/bench/ours-server.ts).",
+  "ours = McpClient + StdioClientTransport against McpServer (fixtures/servers/echo.ts; section 5: scripts/bench/ours-server.ts); sections 1 and 1b: the package as built (see bench/startup.ts).",
+  `Every process starts with only ${BENCH_ENV_NAMES.join(" and ")} in its environment (bench/env.ts), raw and ours alike.`,
   "ratio = ours/raw. Throughput (calls/s, MiB/s): higher is better. Time, latency, CPU, memory (ms, us, MB, x): lower is better.",
   "Spawn and throughput ratios are the median of per-round ratios (each round runs both sides back to back), so they can differ a little from the quotient of the two medians shown.",
   "Sections 2-3 and 8 run in forks: each fork a fresh pair of runners and servers with its own warm-up, rounds paired within a fork and pooled (see Plan.forks in scripts/bench/measure.ts).",
-  "Section 1 starts both servers under the same loader (node --import tsx, so its cost cancels) and under plain node (.js).",
+  "Section 1 runs on every Node version at hand, with runners on that Node; its tsx rows (both sides under the loader) are context, not targets. Start-up rows show the gap in ms beside the ratio.",
   "Sections 2-6 run both servers under plain node (ours transpiled); each client runs in its own plain-node process, so RSS is per client.",
   "Section 8: each runner starts its HTTP server (ours: McpServer on StreamableHttpServer; raw: node:http) as a plain-node child on 127.0.0.1.",
-  "Section 9: McpManager (trusted servers, rate limit and process guard off); 9b against a plain McpClient, call by call in turn.",
+  "Section 9: McpManager (rate limit and process guard off); 9b a trusted server, 9c an untrusted one as configured by default (markers, injection scan, approval granted), each against a plain McpClient, call by call in turn.",
   PIN
     ? "All sections but 9a pin the main thread of each runner to CPU 0 and of its servers to CPU 1 (taskset): unpinned, where a server lands swings a round by 2x."
     : "Sections run unpinned (no taskset here): expect their ratios to swing from run to run.",
@@ -91,12 +118,13 @@ const NOTES = [
 ];
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { json: false, quick: false, calibrate: false, profileDir: undefined, profileSection: "calls", schemaOnly: false };
+  const o: Options = { json: false, quick: false, calibrate: false, startupOnly: false, profileDir: undefined, profileSection: "calls", schemaOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--json") o.json = true;
     else if (a === "--quick") o.quick = true;
     else if (a === "--calibrate") o.calibrate = true;
+    else if (a === "--startup") o.startupOnly = true;
     else if (a === "--schema") o.schemaOnly = true;
     else if (a === "--profile") {
       const next = argv[i + 1];
@@ -105,7 +133,7 @@ function parseArgs(argv: readonly string[]): Options {
       const s = argv[++i] as ProfileSection;
       if (!PROFILE_SECTIONS.includes(s)) throw new Error(`--profile-section must be one of ${PROFILE_SECTIONS.join(", ")}`);
       o.profileSection = s;
-    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --calibrate, --schema, --profile [DIR], --profile-section S)`);
+    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --calibrate, --startup, --schema, --profile [DIR], --profile-section S)`);
   }
   return o;
 }
@@ -118,21 +146,18 @@ function progress(message: string): void {
 const children = new ChildLedger();
 const runners: RunnerProcess[] = [];
 
-/** CPU profile flags, sampled every 100 us (the default 1 ms is too coarse for these runs). */
-function cpuProfFlags(dir: string): string[] {
-  return ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "100"];
-}
 
-function runnerConfig(mode: Mode, root: string, work: string, tsx: string, profileDir?: string): RunnerConfig {
+function runnerConfig(mode: Mode, root: string, work: string, startup: Startup, profileDir?: string): RunnerConfig {
   const node = process.execPath;
   const cmd = (args: string[]): ServerCommand => ({ command: node, args });
   const prof = profileDir ? cpuProfFlags(join(profileDir, `server-${mode}`)) : [];
   const many = ["--tools", String(MANY_TOOLS)];
+  const spawn = spawnServers(mode, startup.here, startup.pkg, startup.paths);
   if (mode === "raw") {
-    const script = join(root, "scripts", "bench", "raw-echo-server.mjs");
+    const script = startup.paths.rawServer;
     return {
       mode,
-      spawnServers: { tsx: cmd(["--import", tsx, script]), node: cmd([script]) },
+      spawnServers: spawn,
       server: cmd([...prof, script]),
       manyToolsServer: cmd([...prof, script, ...many]),
       httpServer: cmd([...prof, join(work, "scripts", "bench", "raw-http-server.js")]),
@@ -141,7 +166,7 @@ function runnerConfig(mode: Mode, root: string, work: string, tsx: string, profi
   const echo = join(work, "fixtures", "servers", "echo.js");
   return {
     mode,
-    spawnServers: { tsx: cmd(fixtureCommand("echo.ts").slice(1)), node: cmd([echo]) },
+    spawnServers: spawn,
     server: cmd([...prof, echo]),
     manyToolsServer: cmd([...prof, join(work, "scripts", "bench", "ours-server.js"), ...many]),
     httpServer: cmd([...prof, join(work, "scripts", "bench", "ours-http-server.js")]),
@@ -153,8 +178,8 @@ async function quitRunners(list: Sides): Promise<void> {
   for (const r of list) children.track(await r.quit(), r.config.mode === "ours");
 }
 
-function startRunner(work: string, config: RunnerConfig, nodeFlags: readonly string[] = []): RunnerProcess {
-  const runner = new RunnerProcess(work, config, nodeFlags);
+function startRunner(work: string, config: RunnerConfig, nodeFlags: readonly string[] = [], node?: string): RunnerProcess {
+  const runner = new RunnerProcess(work, config, nodeFlags, node);
   runners.push(runner);
   if (runner.pid !== undefined) children.track([runner.pid], false);
   return runner;
@@ -171,84 +196,37 @@ function indexModules(base: string, ext: ".ts" | ".js"): string[] {
   return [join(base, "src", `index${ext}`)];
 }
 
-async function runSection(section: ProfileSection, sides: Sides, plan: Plan, mplan: ManagerPlan): Promise<void> {
-  if (section === "spawn") await spawnSection(sides, plan, SPAWN_VARIANTS);
-  else if (section === "http") await httpSection(sides, plan);
-  else if (section === "manager") await managerSection(sides[0]!, sides[0]!, mplan);
-  else if (section === "calls") await callSection(sides, plan);
-  else if (section === "list") await listSection(sides, plan);
-  else await payloadSection(sides, plan);
-}
-
 /**
- * The plan without its time limits, so that both sides do exactly the same work, and with
- * ten times the listings (a few dozen are too few samples next to the servers' start-up).
+ * Sections 1 and 1b on every Node version at hand: a fresh pinned pair of runners on each
+ * version for section 1, then the CLI's processes.
  */
-function forProfile(plan: Plan): Plan {
-  const all = (b: Plan["seqRound"]) => ({ iterations: b.iterations, ms: NO_TIME_LIMIT });
-  return {
-    ...plan,
-    forks: 1,
-    seqWarmup: all(plan.seqWarmup),
-    seqRound: all(plan.seqRound),
-    flightWarmup: all(plan.flightWarmup),
-    flightRound: all(plan.flightRound),
-    listRunsPerRound: plan.listRunsPerRound * 10,
-  };
+async function startupSections(opts: Options, plan: Plan, work: string, startup: Startup, versions: NodeVersion[]): Promise<StartupResult> {
+  // --calibrate: every side runs the raw client and the raw server.
+  const raw = (m: Mode): Mode => (opts.calibrate ? "raw" : m);
+  progress(`1. spawn + initialize + tools/list on ${versions.map((v) => v.version).join(", ")}`);
+  const spawn = await spawnOnEveryNode(
+    versions,
+    plan,
+    (side, node) => {
+      const servers = spawnServers(raw(side === "raw" ? "raw" : "ours"), node, startup.pkg, startup.paths);
+      // Only `spawnServers` is used by a start-up runner; the rest names any server of them.
+      const mode = raw(side === "ours" ? "ours" : "raw");
+      return { mode, spawnServers: servers, server: servers.dist!, manyToolsServer: servers.dist!, httpServer: servers.dist!, ...(PIN ? { pin: PIN } : {}) };
+    },
+    (node, configs) => configs.map((c) => startRunner(work, c, [], node.path)),
+    quitRunners,
+  );
+  progress("1b. CLI cold path: inspect of a stdio server, process start to exit");
+  const cli = await cliOnEveryNode(versions, plan, startup.pkg, startup.paths, opts.calibrate, (pid) => children.track([pid], false));
+  return { versions, spawn, cli };
 }
 
-/** What one side does in a profiled section, so self times can be read per call. */
-function workOf(section: ProfileSection, p: Plan, m: ManagerPlan): string {
-  switch (section) {
-    case "http":
-    case "calls": {
-      const seq = p.seqWarmup.iterations + p.seqRounds * p.seqRound.iterations;
-      const flight = p.flightWarmup.iterations + p.flightRounds * p.flightRound.iterations;
-      return `${seq} sequential + ${flight} in-flight echo calls`;
-    }
-    case "manager": {
-      const calls = m.callWarmup.iterations + m.callRounds * m.callRound.iterations;
-      return `${m.connectWarmupRounds + m.connectRounds} rounds of connecting 1 and ${FLEET} servers; about ${calls} plain and ${calls} bridged echo calls`;
-    }
-    case "list":
-      return `${p.listWarmupRuns + p.listRounds * p.listRunsPerRound} listings of ${MANY_TOOLS} extra tools`;
-    case "payloads":
-      return p.payloads.map((x) => `${x.rounds + 1} x ${x.mib} MiB`).join(", ") + " echoes";
-    case "spawn":
-      return `${(p.spawnWarmupRounds + p.spawnRounds) * SPAWN_VARIANTS.length} spawns`;
-  }
-}
-
-/** One side at a time, alone under the profiler, then a summary of each profile written. */
-async function profileMode(opts: Options, root: string, work: string, tsx: string, dir: string): Promise<string> {
-  await rm(dir, { recursive: true, force: true });
-  const base = opts.quick ? QUICK_PLAN : FULL_PLAN;
-  const plan = opts.profileSection === "http" ? httpProfilePlan(opts.quick, base) : forProfile(base);
-  const mplan = managerProfilePlan(opts.quick);
-  // Section 9 compares two ways of using mcp-bridge; the raw runner takes no part.
-  for (const mode of opts.profileSection === "manager" ? (["ours"] as const) : (["raw", "ours"] as const)) {
-    progress(`profiling the ${mode} side of section "${opts.profileSection}"`);
-    await mkdir(join(dir, `server-${mode}`), { recursive: true });
-    const runner = startRunner(work, runnerConfig(mode, root, work, tsx, dir), cpuProfFlags(join(dir, `client-${mode}`)));
-    await runSection(opts.profileSection, [runner], plan, mplan);
-    children.track(await runner.quit(), mode === "ours");
-  }
-  const parts = [
-    `CPU profiles of section "${opts.profileSection}" in ${dir} (self time; idle left out)`,
-    `Each side did the same work: ${workOf(opts.profileSection, plan, mplan)}.`,
-    "Wall-clock sampling: a syscall's time (writeUtf8String = write(2) to the pipe) includes waking the reader.",
-    `Our code ran transpiled from ${work} (kept); line numbers refer to those .js files.`,
-  ];
-  for (const side of ["client-raw", "client-ours", "server-raw", "server-ours"]) {
-    const summaries = await summarizeDir(join(dir, side), work, 20).catch(() => new Map());
-    for (const [file, s] of summaries) parts.push("", formatSummary(`${side} (${file})`, s));
-  }
-  return parts.join("\n");
-}
-
-async function measure(opts: Options, root: string, work: string, tsx: string): Promise<BenchReport> {
+async function measure(opts: Options, root: string, work: string, startup: Startup): Promise<BenchReport> {
   const t0 = performance.now();
   const plan = opts.quick ? QUICK_PLAN : FULL_PLAN;
+  const tsx = startup.paths.tsx;
+  const versions = nodeVersions(root);
+  const startupResult = await startupSections(opts, plan, work, startup, versions);
   progress("7. import time");
   const importTime = measureImportTime(work, tsx, clientModules(root, ".ts"), clientModules(work, ".js"), opts.quick ? 1 : 16, 1);
   const importFull = measureImportTime(work, tsx, indexModules(root, ".ts"), indexModules(work, ".js"), opts.quick ? 1 : 6, 1);
@@ -258,7 +236,7 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   const pin = PIN ? { pin: PIN } : {};
   // --calibrate: the "ours" side runs the raw baseline too (its figures keep the label "ours").
   const sideMode = (mode: Mode): Mode => (opts.calibrate ? "raw" : mode);
-  const pinned = (mode: Mode): RunnerConfig => ({ ...runnerConfig(sideMode(mode), root, work, tsx), ...pin });
+  const pinned = (mode: Mode): RunnerConfig => ({ ...runnerConfig(sideMode(mode), root, work, startup), ...pin });
   const raw = startRunner(work, pinned("raw"));
   const ours = startRunner(work, pinned("ours"));
   const sides = [raw, ours];
@@ -268,8 +246,7 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
     stop: quitRunners,
   };
   const startMb = await Promise.all(sides.map((s) => s.ask({ cmd: "rss" })));
-  progress("1. spawn + initialize + tools/list");
-  const spawn = await spawnSection(sides, plan, SPAWN_VARIANTS);
+  const runnerEnv = (await raw.ask({ cmd: "env" })).names;
   progress("2, 3. tools/call, sequential and 64 in flight");
   const calls = await callSection(sides, plan, "stdio", undefined, forks);
   const afterCallsMb = [await raw.ask({ cmd: "rss" }), await ours.ask({ cmd: "rss" })];
@@ -282,7 +259,6 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
   const results = await Promise.all(
     sides.map(async (side, i): Promise<SideResult> => ({
       mode: side.config.mode,
-      spawn: spawn.get(side)!,
       ...calls.get(side)!,
       manyTools: list.get(side)!,
       payloads: payloads.get(side)!,
@@ -299,13 +275,13 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
     await quitRunners(runnersNow);
     return out;
   };
-  const config = (mode: Mode): RunnerConfig => runnerConfig(mode, root, work, tsx);
+  const config = (mode: Mode): RunnerConfig => runnerConfig(mode, root, work, startup);
   progress("8. tools/call over Streamable HTTP, sequential and 64 in flight");
   const http = await fresh([pinned("raw"), pinned("ours")], async (s) => {
     const bySide = await httpSection(s, httpPlan(opts.quick, plan), forks);
     return { raw: bySide.get(s[0]!)!, ours: bySide.get(s[1]!)! };
   });
-  progress(`9. McpManager: connect 1 and ${FLEET} servers; bridged vs plain calls`);
+  progress(`9. McpManager: connect 1 and ${FLEET} servers; plain, bridged and untrusted calls`);
   const manager = await fresh([config("ours"), { ...config("ours"), ...pin }], (s) => managerSection(s[0]!, s[1]!, managerPlan(opts.quick)));
   progress("10. JSON Schema validation of untrusted schemas");
   const schema = schemaSection(work, opts.quick);
@@ -320,9 +296,16 @@ async function measure(opts: Options, root: string, work: string, tsx: string): 
       quick: opts.quick,
       calibrate: opts.calibrate,
       durationMs: performance.now() - t0,
-      notes: NOTES,
+      env: { passed: [...BENCH_ENV_NAMES], runner: runnerEnv },
+      notes: [...NOTES, ...startupFailures(startupResult)],
     },
-    figures: [...buildFigures(rawResult, oursResult, importTime, importFull), ...buildHttpFigures(http.raw, http.ours), ...buildManagerFigures(manager)],
+    figures: [
+      ...buildStartupFigures(startupResult),
+      ...buildFigures(rawResult, oursResult, importTime, importFull),
+      ...buildHttpFigures(http.raw, http.ours),
+      ...buildManagerFigures(manager),
+    ],
+    startup: startupResult,
     raw: rawResult,
     ours: oursResult,
     importTime,
@@ -355,7 +338,6 @@ function formatReport(r: BenchReport): string {
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const root = repoRoot();
-  const tsx = import.meta.resolve("tsx");
   const work = await mkdtemp(join(tmpdir(), "mcp-bridge-bench-"));
   const stop = (signal: NodeJS.Signals): void => {
     progress(`stopped by ${signal}`);
@@ -374,14 +356,33 @@ async function main(): Promise<void> {
       process.stdout.write(opts.json ? `${JSON.stringify(schema, null, 2)}\n` : `${formatSchema(schema)}\n`);
       return;
     }
+    progress("building the package as npm run build does (tsc, then the bundles)");
+    const paths: StartupPaths = {
+      rawServer: join(root, "scripts", "bench", "raw-echo-server.mjs"),
+      rawCli: join(root, "scripts", "bench", "raw-cli.mjs"),
+      tsx: import.meta.resolve("tsx"),
+    };
+    const here = nodeVersions(root).find((v) => v.version === process.version)!;
+    const startup: Startup = { pkg: await buildPackage(root, work, paths.rawCli, paths.rawServer), paths, here };
     if (opts.profileDir !== undefined) {
       keepWork = true;
-      process.stdout.write(`${await profileMode(opts, root, work, tsx, opts.profileDir)}\n`);
+      const dir = opts.profileDir;
+      const profile = { quick: opts.quick, section: opts.profileSection, dir, work, startup, progress };
+      const start = (mode: Mode): RunnerProcess => startRunner(work, runnerConfig(mode, root, work, startup, dir), cpuProfFlags(join(dir, `client-${mode}`)));
+      const finish = async (runner: RunnerProcess): Promise<void> => children.track(await runner.quit(), runner.config.mode === "ours");
+      process.stdout.write(`${await profileMode(profile, start, finish)}\n`);
       const leftover = children.reapLeftovers();
       if (leftover.length > 0) progress(`killed leftover processes: ${leftover.join(", ")}`);
       return;
     }
-    const report = await measure(opts, root, work, tsx);
+    if (opts.startupOnly) {
+      const result = await startupSections(opts, opts.quick ? QUICK_PLAN : FULL_PLAN, work, startup, nodeVersions(root));
+      const figures = buildStartupFigures(result);
+      const notes = [...NOTES.slice(2, 3), ...startupFailures(result)];
+      process.stdout.write(opts.json ? `${JSON.stringify({ notes, figures, startup: result }, null, 2)}\n` : `${[...notes, formatFigures(figures)].join("\n")}\n`);
+      return;
+    }
+    const report = await measure(opts, root, work, startup);
     process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
     if (report.children.leftover.length > 0) process.exitCode = 1;
   } finally {

@@ -4,8 +4,8 @@
  *
  * - package.json has no runtime dependencies of any kind (`dependencies`,
  *   `optionalDependencies`, `peerDependencies`, `bundleDependencies`/`bundledDependencies`).
- * - devDependencies are only `typescript`, `tsx` and `@types/node`, each pinned to an exact
- *   version.
+ * - devDependencies are only `typescript`, `tsx`, `@types/node` and `esbuild` (the bundles
+ *   of `npm run build`), each pinned to an exact version.
  * - Files in src/ import only relative paths (that stay inside src/) and `node:` built-ins:
  *   static `import`/`export ... from`, side-effect `import "x"`, `import("x")`, `require("x")`.
  *   A dynamic import or require whose specifier is not a literal is a problem, since it cannot
@@ -29,7 +29,7 @@ const RUNTIME_DEPENDENCY_FIELDS = [
   "bundleDependencies",
   "bundledDependencies",
 ];
-const ALLOWED_DEV_DEPENDENCIES = new Set(["typescript", "tsx", "@types/node"]);
+const ALLOWED_DEV_DEPENDENCIES = new Set(["typescript", "tsx", "@types/node", "esbuild"]);
 /** An exact semver version: no range operators, wildcards, tags or URLs. */
 const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 const CORE_DIRS = ["jsonrpc", "mcp", "schema", "bridge"];

@@ -21,10 +21,18 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   bin: Record<string, string>;
 };
 
-/** `./dist/src/a/b.js` -> `src/a/b.ts` */
+/**
+ * `./dist/src/a/b.js` -> `src/a/b.ts`; a bundle `./dist/a/b.js` (scripts/build-bundles.ts) ->
+ * its entry `src/a/b.ts`, whose run-time imports are what the bundle holds.
+ */
 function sourceOf(distPath: string): string {
-  assert.match(distPath, /^\.\/dist\/src\/.+\.js$/, `${distPath} is not under ./dist/src/`);
-  return distPath.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts");
+  assert.match(distPath, /^(\.\/)?dist\/.+\.js$/, `${distPath} is not under ./dist/`);
+  return distPath.replace(/^(\.\/)?dist\/(src\/)?/, "src/").replace(/\.js$/, ".ts");
+}
+
+/** Where tsc puts the declarations of a subpath's source: `src/a/b.ts` -> `./dist/src/a/b.d.ts`. */
+function typesOf(src: string): string {
+  return `./dist/${src.replace(/\.ts$/, ".d.ts")}`;
 }
 
 const importsOf = new Map<string, string[]>();
@@ -65,7 +73,7 @@ test("every subpath maps to an existing source module, types beside code", () =>
   for (const [subpath, target] of Object.entries(pkg.exports)) {
     const src = sourceOf(target.default);
     assert.ok(existsSync(join(ROOT, src)), `${subpath}: ${src} does not exist`);
-    assert.equal(target.types, target.default.replace(/\.js$/, ".d.ts"), `${subpath}: types and code differ`);
+    assert.equal(target.types, typesOf(src), `${subpath}: types and code differ`);
   }
 });
 
@@ -106,4 +114,14 @@ test("the CLI entry loads no command before it runs (the shim is started per ses
   // What `mcp-bridge shim` then adds stays small too.
   const shim = [...closure("src/cli/shim.ts")].filter((m) => m.startsWith("src/"));
   assert.ok(!shim.includes("src/manager/manager.ts") && !shim.includes("src/acp/agent.ts"), `shim loads ${shim.join(", ")}`);
+});
+
+test("a CLI command against a stdio server loads no HTTP (node:http costs Node 24 its undici too)", () => {
+  for (const command of ["src/cli/inspect.ts", "src/cli/call.ts", "src/cli/demo.ts"]) {
+    const loaded = closure(command);
+    assert.ok(loaded.has("src/transport/stdio-client.ts"), `${command} reaches the stdio transport`);
+    for (const unwanted of ["node:http", "node:https", "src/transport/http-client.ts", "src/transport/sse-client.ts"]) {
+      assert.ok(!loaded.has(unwanted), `${command} loads ${unwanted} before it knows the target is remote`);
+    }
+  }
 });

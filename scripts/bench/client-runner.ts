@@ -61,11 +61,13 @@ class Runner {
   private manager: ManagerBench | undefined;
   private baseTools: number | undefined;
   private readonly payloads = new Map<number, string>();
+  private readonly config: RunnerConfig;
+  private readonly connectOnce: ConnectClient;
 
-  constructor(
-    private readonly config: RunnerConfig,
-    private readonly connectOnce: ConnectClient,
-  ) {}
+  constructor(config: RunnerConfig, connectOnce: ConnectClient) {
+    this.config = config;
+    this.connectOnce = connectOnce;
+  }
 
   async handle(c: RunnerCommand): Promise<RunnerAnswers[RunnerCommand["cmd"]]> {
     switch (c.cmd) {
@@ -119,6 +121,8 @@ class Runner {
         return (await this.managerBench()).calls(c.budget);
       case "rss":
         return { maxRssMb: rssMb() };
+      case "env":
+        return { names: Object.keys(process.env).sort() };
       case "quit":
         await this.closeAll();
         return { serverPids: this.pids };

@@ -16,6 +16,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { benchEnv } from "./env.ts";
 import { median } from "./stats.ts";
 
 export interface ImportTimeResult {
@@ -40,7 +41,7 @@ export interface ImportTimeResult {
 /** Runs node with `args`; returns the wall time and what the child printed. */
 function timeRun(args: readonly string[]): { wallMs: number; stdout: string } {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+  const r = spawnSync(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", env: benchEnv() });
   const wallMs = performance.now() - t0;
   if (r.status !== 0) throw new Error(`node ${args.join(" ")} failed (${r.status ?? r.signal}): ${r.stderr}`);
   return { wallMs, stdout: r.stdout };

@@ -3,11 +3,14 @@
  * McpManager.connect of N stdio echo servers, and sequential echoes through
  * McpManager.callTool against the same echoes through a plain McpClient, call by call in turn.
  *
- * The managers are set up so nothing but the bridge itself is measured: servers `trusted`
- * (and an approver that answers `allow_always`, should trust ever not be enough), no rate
- * limit, no process guard (the runner closes every manager itself).
+ * Two managers call: one set up so that nothing but the bridge itself is measured (server
+ * `trusted`), and the default path a user gets for a server from a config file (`untrusted`:
+ * results wrapped in markers and scanned for injection, first-use approval, which the
+ * approver grants with `allow_always`). Both without a rate limit (its default, 100 calls a
+ * minute, would refuse the benchmark's calls rather than cost time) and without the process
+ * guard (the runner closes every manager itself).
  */
-import type { McpServerConfig } from "../../src/config/types.ts";
+import type { McpServerConfig, TrustLevel } from "../../src/config/types.ts";
 import { McpManager } from "../../src/manager/manager.ts";
 import { connectOurs } from "./ours-client.ts";
 import type { Budget } from "./stats.ts";
@@ -20,8 +23,15 @@ function newManager(): McpManager {
   return new McpManager({ rateLimit: false, processGuard: false, approve: () => "allow_always" });
 }
 
-function configs(server: ServerCommand, names: readonly string[]): McpServerConfig[] {
-  return names.map((name) => ({ name, transport: "stdio", command: server.command, args: server.args, trust: "trusted" }));
+function configs(server: ServerCommand, names: readonly string[], trust: TrustLevel = "trusted"): McpServerConfig[] {
+  return names.map((name) => ({ name, transport: "stdio", command: server.command, args: server.args, trust }));
+}
+
+/** The calls of one round, ms each, by kind. */
+export interface ManagerCallTimes {
+  plainMs: number[];
+  bridgedMs: number[];
+  untrustedMs: number[];
 }
 
 /** Pids of the manager's servers, after checking every one is ready. */
@@ -37,18 +47,22 @@ function readyPids(manager: McpManager, expected: number): number[] {
 
 export class ManagerBench {
   private bridged: Promise<{ manager: McpManager }> | undefined;
+  private untrusted: Promise<{ manager: McpManager }> | undefined;
   private plain: Promise<BenchClient> | undefined;
+  private readonly server: ServerCommand;
+  private readonly fleetServer: ServerCommand;
+  private readonly serverStarted: (pid: number) => void;
 
   /**
    * @param server the echo server the call rounds use (both ways)
    * @param fleetServer the echo server `connect` starts N of (not profiled)
    * @param serverStarted told every server pid started (leftover check, pinning)
    */
-  constructor(
-    private readonly server: ServerCommand,
-    private readonly fleetServer: ServerCommand,
-    private readonly serverStarted: (pid: number) => void,
-  ) {}
+  constructor(server: ServerCommand, fleetServer: ServerCommand, serverStarted: (pid: number) => void) {
+    this.server = server;
+    this.fleetServer = fleetServer;
+    this.serverStarted = serverStarted;
+  }
 
   /** A fresh manager connecting `n` servers in parallel; timed until connect() resolves. */
   async connect(n: number): Promise<{ ms: number }> {
@@ -65,63 +79,66 @@ export class ManagerBench {
   }
 
   /**
-   * Sequential echoes, one plain and one bridged in turn (which goes first alternates), so both
-   * servers stay equally warm and drift on a shared machine hits both alike. Latencies in ms.
+   * Sequential echoes, one of each kind in turn (plain, bridged, untrusted; which goes first
+   * rotates), so all three servers stay equally warm and drift on a shared machine hits them
+   * alike. Latencies in ms.
    */
-  async calls(budget: Budget): Promise<{ plainMs: number[]; bridgedMs: number[] }> {
-    const { manager } = await this.bridgedManager();
+  async calls(budget: Budget): Promise<ManagerCallTimes> {
+    const { manager } = await (this.bridged ??= this.startManager("trusted"));
+    const { manager: untrusted } = await (this.untrusted ??= this.startManager("untrusted"));
     this.plain ??= connectOurs(this.server).then((client) => {
       if (client.pid !== undefined) this.serverStarted(client.pid);
       return client;
     });
     const client = await this.plain;
-    const plainMs: number[] = [];
-    const bridgedMs: number[] = [];
-    const plainCall = async (): Promise<void> => {
+    const out: ManagerCallTimes = { plainMs: [], bridgedMs: [], untrustedMs: [] };
+    const timed = async (into: number[], call: () => Promise<void>): Promise<void> => {
       const t0 = performance.now();
-      const text = await client.echo("hello");
-      plainMs.push(performance.now() - t0);
-      if (text !== "hello") throw new Error("plain echo answered the wrong text");
+      await call();
+      into.push(performance.now() - t0);
     };
-    const bridgedCall = async (): Promise<void> => {
-      const t0 = performance.now();
-      const result = await manager.callTool(BRIDGED_ECHO, { text: "hello" });
-      bridgedMs.push(performance.now() - t0);
-      if (result.isError || result.text !== "hello") throw new Error(`bridged echo answered ${JSON.stringify(result.text)}`);
-    };
+    const kinds = [
+      () =>
+        timed(out.plainMs, async () => {
+          const text = await client.echo("hello");
+          if (text !== "hello") throw new Error("plain echo answered the wrong text");
+        }),
+      () =>
+        timed(out.bridgedMs, async () => {
+          const result = await manager.callTool(BRIDGED_ECHO, { text: "hello" });
+          if (result.isError || result.text !== "hello") throw new Error(`bridged echo answered ${JSON.stringify(result.text)}`);
+        }),
+      () =>
+        timed(out.untrustedMs, async () => {
+          // Wrapped in untrusted-content markers: the echo is inside them.
+          const result = await untrusted.callTool(BRIDGED_ECHO, { text: "hello" });
+          if (result.isError || !result.text.includes("hello")) throw new Error(`untrusted echo answered ${JSON.stringify(result.text)}`);
+        }),
+    ];
     const stop = performance.now() + budget.ms;
     for (let i = 0; i < budget.iterations && (i === 0 || performance.now() < stop); i++) {
-      if (i % 2 === 0) {
-        await plainCall();
-        await bridgedCall();
-      } else {
-        await bridgedCall();
-        await plainCall();
-      }
+      for (let k = 0; k < kinds.length; k++) await kinds[(i + k) % kinds.length]!();
     }
-    return { plainMs, bridgedMs };
+    return out;
   }
 
   async close(): Promise<void> {
-    const [bridged, plain] = [this.bridged, this.plain];
-    this.bridged = this.plain = undefined;
-    await (await bridged?.catch(() => undefined))?.manager.close();
+    const [bridged, untrusted, plain] = [this.bridged, this.untrusted, this.plain];
+    this.bridged = this.untrusted = this.plain = undefined;
+    for (const m of [bridged, untrusted]) await (await m?.catch(() => undefined))?.manager.close();
     await (await plain?.catch(() => undefined))?.close().catch(() => undefined);
   }
 
-  private bridgedManager(): Promise<{ manager: McpManager }> {
-    this.bridged ??= (async () => {
-      const manager = newManager();
-      try {
-        await manager.connect(configs(this.server, ["echo"]));
-        for (const pid of readyPids(manager, 1)) this.serverStarted(pid);
-        return { manager };
-      } catch (err) {
-        await manager.close();
-        throw err;
-      }
-    })();
-    return this.bridged;
+  /** A manager with one echo server of that trust, connected. */
+  private async startManager(trust: TrustLevel): Promise<{ manager: McpManager }> {
+    const manager = newManager();
+    try {
+      await manager.connect(configs(this.server, ["echo"], trust));
+      for (const pid of readyPids(manager, 1)) this.serverStarted(pid);
+      return { manager };
+    } catch (err) {
+      await manager.close();
+      throw err;
+    }
   }
 }
-

@@ -2,9 +2,11 @@
  * Section 9 of the benchmark, on the ours runner alone (both sides are mcp-bridge):
  * a. McpManager.connect of 10 stdio echo servers in parallel against one server alone;
  * b. sequential echoes through McpManager.callTool ("mcp__echo__echo") against a plain
- *    McpClient on the same kind of server (the bridge's own cost per call).
- * Connects of 1 and of 10 take turns round by round; plain and bridged echoes take turns call
- * by call (on a shared machine, a round of one against a round of the other swings by 2x).
+ *    McpClient on the same kind of server (the bridge's own cost per call);
+ * c. the same through the default path of an `untrusted` server (result wrapped in markers,
+ *    injection scan, first-use approval granted), against the same plain calls.
+ * Connects of 1 and of 10 take turns round by round; plain, bridged and untrusted echoes take
+ * turns call by call (on a shared machine, a round of one against a round of the other swings by 2x).
  */
 import { NO_TIME_LIMIT } from "./measure.ts";
 import { compare, type Figure } from "./report.ts";
@@ -61,12 +63,15 @@ export interface ManagerResult {
   connect: { oneMs: number; fleetMs: number; servers: number; rounds: number };
   plain: ManagerCalls;
   bridged: ManagerCalls;
+  /** The default path of an untrusted server (see manager-runner.ts). */
+  untrusted: ManagerCalls;
   rounds: number;
 }
 
 export const MANAGER_SECTIONS = {
   connect: `9a. McpManager.connect of stdio echo servers, until all ready (median; ratio = ${FLEET} in parallel / 1 alone; info)`,
   call: '9b. sequential tools/call echo, call by call in turn: manager.callTool("mcp__echo__echo") vs a plain McpClient (ratio = bridged/plain)',
+  untrusted: "9c. the same through the default path of an untrusted server: markers, injection scan, approval granted (ratio = untrusted/plain)",
 } as const;
 
 /** Runs `a` and `b` in `n` rounds, alternating which goes first. */
@@ -94,7 +99,7 @@ export async function managerSection(connecter: RunnerProcess, caller: RunnerPro
   const times = await alternate(plan.connectRounds, connect(1), connect(FLEET));
 
   await caller.ask({ cmd: "managerCalls", budget: plan.callWarmup });
-  const rounds: { plainMs: number[]; bridgedMs: number[] }[] = [];
+  const rounds: { plainMs: number[]; bridgedMs: number[]; untrustedMs: number[] }[] = [];
   for (let i = 0; i < plan.callRounds; i++) rounds.push(await caller.ask({ cmd: "managerCalls", budget: plan.callRound }));
   const summarize = (pick: (r: (typeof rounds)[number]) => number[]): ManagerCalls => {
     const all = rounds.flatMap(pick);
@@ -105,6 +110,7 @@ export async function managerSection(connecter: RunnerProcess, caller: RunnerPro
     connect: { oneMs: median(times.a), fleetMs: median(times.b), servers: FLEET, rounds: plan.connectRounds },
     plain: summarize((r) => r.plainMs),
     bridged: summarize((r) => r.bridgedMs),
+    untrusted: summarize((r) => r.untrustedMs),
     rounds: plan.callRounds,
   };
 }
@@ -114,7 +120,9 @@ export function buildManagerFigures(m: ManagerResult): Figure[] {
   const connect = MANAGER_SECTIONS.connect;
   const call = MANAGER_SECTIONS.call;
   const pair = { raw: "plain", ours: "bridged" };
-  const { plain: p, bridged: b } = m;
+  const { plain: p, bridged: b, untrusted: u } = m;
+  const untrusted = MANAGER_SECTIONS.untrusted;
+  const pairU = { raw: "plain", ours: "untrusted" };
   return [
     compare({
       id: "manager.connect.ms",
@@ -132,5 +140,11 @@ export function buildManagerFigures(m: ManagerResult): Figure[] {
     ),
     compare({ id: "manager.call.p50Ms", section: call, label: "latency p50", unit: "ms", better: "lower", raw: p.p50Ms, ours: b.p50Ms, heads: pair }),
     compare({ id: "manager.call.p99Ms", section: call, label: "latency p99", unit: "ms", better: "lower", raw: p.p99Ms, ours: b.p99Ms, heads: pair }),
+    compare(
+      { id: "manager.untrusted.usPerCall", section: untrusted, label: "time per call (mean)", unit: "us", better: "lower", raw: p.usPerCall, ours: u.usPerCall, heads: pairU },
+      { text: "<= 1.2x plain", maxRatio: 1.2 },
+    ),
+    compare({ id: "manager.untrusted.p50Ms", section: untrusted, label: "latency p50", unit: "ms", better: "lower", raw: p.p50Ms, ours: u.p50Ms, heads: pairU }),
+    compare({ id: "manager.untrusted.p99Ms", section: untrusted, label: "latency p99", unit: "ms", better: "lower", raw: p.p99Ms, ours: u.p99Ms, heads: pairU }),
   ];
 }

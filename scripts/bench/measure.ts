@@ -19,6 +19,9 @@ export interface Plan {
   forks: number;
   spawnWarmupRounds: number;
   spawnRounds: number;
+  /** The CLI's cold path (section 1b): whole processes, each variant once per round. */
+  cliWarmupRounds: number;
+  cliRounds: number;
   seqWarmup: Budget;
   seqRounds: number;
   seqRound: Budget;
@@ -40,6 +43,8 @@ export const FULL_PLAN: Plan = {
   forks: 3,
   spawnWarmupRounds: 1,
   spawnRounds: 16,
+  cliWarmupRounds: 1,
+  cliRounds: 16,
   // Warm-ups long enough for V8 to optimise both sides (our code is larger than the raw
   // baseline, so a short warm-up measures the JIT rather than the library).
   seqWarmup: { iterations: 10000, ms: NO_TIME_LIMIT },
@@ -64,6 +69,8 @@ export const QUICK_PLAN: Plan = {
   forks: 2,
   spawnWarmupRounds: 0,
   spawnRounds: 1,
+  cliWarmupRounds: 0,
+  cliRounds: 1,
   seqWarmup: { iterations: 5, ms: NO_TIME_LIMIT },
   seqRounds: 1,
   seqRound: { iterations: 20, ms: 1000 },
@@ -99,18 +106,48 @@ export async function inRounds<T>(sides: Sides, n: number, body: (side: RunnerPr
   return out;
 }
 
-/** 1. spawn + initialize + tools/list, every start variant in every round. */
-export async function spawnSection(sides: Sides, plan: Plan, variants: readonly string[]): Promise<Map<RunnerProcess, SideResult["spawn"]>> {
+/** Spawn results of one side: per start variant that worked on both sides. */
+export type SpawnTimes = Record<string, { medianMs: number; runs: number; roundMs: number[] }>;
+
+/**
+ * 1. spawn + initialize + tools/list, every start variant in every round. A variant that fails
+ * on either side (a server that cannot start on this Node) is dropped from then on and listed
+ * in `failed` with the first line of the reason.
+ */
+export async function spawnSection(
+  sides: Sides,
+  plan: Plan,
+  variants: readonly string[],
+): Promise<{ bySide: Map<RunnerProcess, SpawnTimes>; failed: Record<string, string> }> {
+  const failed: Record<string, string> = {};
   const once = async (side: RunnerProcess): Promise<Record<string, number>> => {
     const ms: Record<string, number> = {};
-    for (const variant of variants) ms[variant] = (await side.ask({ cmd: "spawn", variant })).ms;
+    for (const variant of variants) {
+      if (failed[variant] !== undefined) continue;
+      try {
+        ms[variant] = (await side.ask({ cmd: "spawn", variant })).ms;
+      } catch (err) {
+        failed[variant] = `${side.config.mode}: ${reason(err)}`;
+      }
+    }
     return ms;
   };
-  await inRounds(sides, plan.spawnWarmupRounds, once);
+  // At least one round before the timed ones, so that a failing variant is known before them.
+  await inRounds(sides, Math.max(1, plan.spawnWarmupRounds), once);
   const rounds = await inRounds(sides, plan.spawnRounds, once);
-  return mapValues(rounds, (list) =>
-    Object.fromEntries(variants.map((v) => [v, { medianMs: median(list.map((r) => r[v]!)), runs: list.length, roundMs: list.map((r) => r[v]!) }])),
+  const ok = variants.filter((v) => failed[v] === undefined);
+  const bySide = mapValues(rounds, (list) =>
+    Object.fromEntries(ok.map((v) => [v, { medianMs: median(list.map((r) => r[v]!)), runs: list.length, roundMs: list.map((r) => r[v]!) }])),
   );
+  return { bySide, failed };
+}
+
+/** The line of a runner's error that says why (its stack and the server's stderr left out). */
+function reason(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const lines = text.split("\n");
+  const why = lines.find((l) => /ERR_[A-Z_]+/.test(l)) ?? lines[0]!;
+  return why.trim().slice(0, 300);
 }
 
 /**

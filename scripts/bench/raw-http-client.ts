@@ -22,8 +22,11 @@ class RawHttpClient {
   readonly agent = new http.Agent({ keepAlive: true });
   private nextId = 1;
   private headers: http.OutgoingHttpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  private readonly url: URL;
 
-  constructor(private readonly url: URL) {}
+  constructor(url: URL) {
+    this.url = url;
+  }
 
   /** From now on every POST carries the session id and the negotiated version. */
   enterSession(sessionId: string | undefined, version: string): void {

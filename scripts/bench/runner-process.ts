@@ -5,6 +5,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { benchEnv } from "./env.ts";
 import type { RunnerAnswers, RunnerCommand, RunnerConfig } from "./types.ts";
 
 /** A command that has not answered after this long means the runner is stuck. */
@@ -18,15 +19,19 @@ export class RunnerProcess {
   private readonly replies: AsyncIterator<string>;
   private readonly exited: Promise<void>;
   private busy = false;
+  readonly config: RunnerConfig;
 
   /**
    * @param work the transpiled tree holding scripts/bench/client-runner.js
    * @param nodeFlags flags for node itself (e.g. `--cpu-prof`)
+   * @param node the Node binary to run it with (default: this process's)
    */
-  constructor(work: string, readonly config: RunnerConfig, nodeFlags: readonly string[] = []) {
+  constructor(work: string, config: RunnerConfig, nodeFlags: readonly string[] = [], node: string = process.execPath) {
+    this.config = config;
     const script = join(work, "scripts", "bench", "client-runner.js");
     const flags = ["--expose-gc", ...nodeFlags];
-    this.child = spawn(process.execPath, [...flags, script, JSON.stringify(config)], { stdio: ["pipe", "pipe", "pipe"] });
+    // The runner's servers inherit this environment: both sides start every process with it.
+    this.child = spawn(node, [...flags, script, JSON.stringify(config)], { stdio: ["pipe", "pipe", "pipe"], env: benchEnv() });
     this.child.stderr.pipe(process.stderr, { end: false });
     // EPIPE if the runner died; the next ask() reports that it exited.
     this.child.stdin.on("error", () => undefined);

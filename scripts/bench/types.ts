@@ -67,6 +67,7 @@ export type RunnerCommand =
   | { cmd: "list"; runs: number }
   | { cmd: "payload"; mib: number; runs: number }
   | { cmd: "rss" }
+  | { cmd: "env" }
   | { cmd: "quit" };
 
 /** What each command answers. */
@@ -83,10 +84,12 @@ export interface RunnerAnswers {
   httpProbe: AgentProbe & { maxListenersWarnings: number };
   /** McpManager.connect of that many stdio servers, ms, until every one is ready. */
   managerConnect: { ms: number };
-  /** Sequential echoes, a plain McpClient one and a McpManager.callTool one in turn; ms each. */
-  managerCalls: { plainMs: number[]; bridgedMs: number[] };
+  /** Sequential echoes in turn: a plain McpClient one, McpManager.callTool of a trusted and of an untrusted server; ms each. */
+  managerCalls: { plainMs: number[]; bridgedMs: number[]; untrustedMs: number[] };
   /** Peak resident set size of the runner so far, MB. */
   rss: { maxRssMb: number };
+  /** The names of the runner's environment variables (its servers inherit them), sorted. */
+  env: { names: string[] };
   /** Every server process the runner started (all closed by now). */
   quit: { serverPids: number[] };
 }
@@ -124,8 +127,6 @@ export interface PayloadResult {
 /** Everything measured for one side (raw or ours). */
 export interface SideResult {
   mode: Mode;
-  /** Median ms of spawn + initialize + tools/list, per server start variant. */
-  spawn: Record<string, { medianMs: number; runs: number; roundMs: number[] }>;
   /** calls/s is the median over rounds; p50/p99 pool the latencies of every round. */
   sequential: CallSummary;
   inFlight: CallSummary & { concurrency: number };

@@ -5,9 +5,6 @@
 import type { McpServerConfig } from "../config/types.ts";
 import { McpClient } from "../mcp/client.ts";
 import type { InitializeResult } from "../mcp/types.ts";
-import { AutoHttpClientTransport } from "../transport/http-auto.ts";
-import { StreamableHttpClientTransport } from "../transport/http-client.ts";
-import { SseClientTransport } from "../transport/sse-client.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
 import type { Transport } from "../transport/transport.ts";
 import { packageVersion } from "./version.ts";
@@ -32,8 +29,11 @@ export interface TransportOptions {
   onStderr?: (line: string) => void;
 }
 
-/** The transport for a config whose secrets are resolved. Nothing starts until `connect`. */
-export function transportFor(config: McpServerConfig, options: TransportOptions = {}): Transport {
+/**
+ * The transport for a config whose secrets are resolved. Nothing starts until `connect`.
+ * Remote transports are loaded only for a remote config (see connect-remote.ts).
+ */
+export async function transportFor(config: McpServerConfig, options: TransportOptions = {}): Promise<Transport> {
   if (config.transport === "stdio") {
     return new StdioClientTransport({
       command: config.command ?? "",
@@ -45,10 +45,7 @@ export function transportFor(config: McpServerConfig, options: TransportOptions 
       onStderr: options.onStderr,
     });
   }
-  const http = { url: config.url ?? "", headers: config.headers ?? {} };
-  if (config.transport === "http") return new StreamableHttpClientTransport(http);
-  if (config.transport === "sse") return new SseClientTransport(http);
-  return new AutoHttpClientTransport(http);
+  return (await import("./connect-remote.ts")).remoteTransport(config);
 }
 
 /** A client for the CLI, named after the installed version. */
@@ -68,7 +65,7 @@ export async function connectWith(client: McpClient, transport: Transport, where
     const target = transport.resolvedCommand ?? "";
     return { client, transport, pid: transport.pid, target, init, readyMs };
   }
-  const chosen = transport instanceof AutoHttpClientTransport ? `auto: ${transport.selected}` : transport instanceof SseClientTransport ? "sse" : "http";
+  const chosen = (await import("./connect-remote.ts")).remoteProtocol(transport);
   return { client, transport, pid: undefined, target: `${where} (${chosen})`, init, readyMs };
 }
 
@@ -80,8 +77,8 @@ export interface StdioTarget {
 }
 
 /** Spawns a stdio server and completes the handshake (the demo's way in). */
-export function connectStdio(target: StdioTarget): Promise<ConnectedServer> {
+export async function connectStdio(target: StdioTarget): Promise<ConnectedServer> {
   const [command = "", ...args] = target.command;
-  const transport = transportFor({ name: target.name ?? command, transport: "stdio", command, args, cwd: target.cwd });
+  const transport = await transportFor({ name: target.name ?? command, transport: "stdio", command, args, cwd: target.cwd });
   return connectWith(newClient(target.timeoutMs), transport);
 }

@@ -47,7 +47,7 @@ export async function withServer(
   const safe: CliIo = { ...io, out: (t) => io.out(redact(t)), err: (t) => io.err(redact(t)) };
   const label = config.transport === "stdio" ? `server "${config.name}"` : `server ${redactUrl(config.url ?? "")}`;
 
-  const transport = transportFor(config, {
+  const transport = await transportFor(config, {
     inheritEnv: args.flags.has("inherit-env"),
     onStderr: verbose ? (line) => safe.err(`[${config.name}] ${printable(line)}`) : undefined,
   });

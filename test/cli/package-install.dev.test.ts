@@ -53,6 +53,23 @@ const session = await server.connect(new StdioServerTransport());
 session.onclose = () => void server.close();
 `;
 
+/**
+ * The same server on the bundled `mcp-bridge/server/stdio`, throwing the per-file
+ * `mcp-bridge/jsonrpc` RpcError: the bundle must recognise it as its own (instanceof).
+ */
+const BUNDLED_SERVER = `
+import { appendFileSync } from "node:fs";
+import { McpServer, StdioServerTransport } from "mcp-bridge/server/stdio";
+import { RpcError } from "mcp-bridge/jsonrpc";
+appendFileSync(${JSON.stringify(pidFile)}, process.pid + "\\n");
+const server = new McpServer({ name: "bundled-echo", version: "1.0.0" });
+server.resource({ uri: "test://missing", name: "missing" }, () => {
+  throw new RpcError(-32002, "nothing at test://missing", { uri: "test://missing" });
+});
+const session = await server.connect(new StdioServerTransport());
+session.onclose = () => void server.close();
+`;
+
 describe("the packed and installed package", { timeout: 300_000 }, () => {
   let packed: { filename: string; files: { path: string }[] };
   let installOutput = "";
@@ -61,7 +78,7 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
     // A checkout without dist/: what pack sees in a fresh clone. node_modules is the
     // checkout's (tsc for the build); it is never packed.
     mkdirSync(stage);
-    for (const entry of ["package.json", "tsconfig.json", "tsconfig.build.json", "README.md", "LICENSE", "src"]) {
+    for (const entry of ["package.json", "tsconfig.json", "tsconfig.build.json", "README.md", "LICENSE", "src", "scripts/build-bundles.ts"]) {
       cpSync(join(ROOT, entry), join(stage, entry), { recursive: true });
     }
     symlinkSync(join(ROOT, "node_modules"), join(stage, "node_modules"), "dir");
@@ -72,6 +89,7 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
     writeFileSync(join(app, "server.js"), USER_SERVER);
+    writeFileSync(join(app, "bundled-server.js"), BUNDLED_SERVER);
     const install = run("npm", ["i", "--offline", "--no-audit", "--no-fund", join(dir, packed.filename)], app);
     assert.equal(install.status, 0, install.stderr);
     installOutput = install.stdout + install.stderr;
@@ -84,10 +102,12 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
 
   test("the tarball holds the built CLI and demo servers, and nothing of the checkout besides", () => {
     const paths = packed.files.map((f) => f.path);
-    for (const built of ["dist/src/cli/main.js", "dist/src/cli/demo-server.js", "dist/src/index.js", "dist/src/index.d.ts"]) {
-      assert.ok(paths.includes(built), `${built} is missing from the tarball`);
-    }
-    assert.deepEqual(paths.filter((p) => !p.startsWith("dist/src/")).sort(), ["LICENSE", "README.md", "package.json"]);
+    const built = ["dist/src/cli/main.js", "dist/src/cli/demo-server.js", "dist/src/index.js", "dist/src/index.d.ts"];
+    // The bundles of scripts/build-bundles.ts: the bin, its demo servers, the stdio server entry.
+    const bundled = ["dist/cli/main.js", "dist/cli/demo-server.js", "dist/server-stdio.js", "dist/src/server-stdio.d.ts"];
+    for (const file of [...built, ...bundled]) assert.ok(paths.includes(file), `${file} is missing from the tarball`);
+    const dist = (p: string): boolean => p.startsWith("dist/src/") || /^dist\/cli\/[\w-]+\.js$/.test(p) || p === "dist/server-stdio.js";
+    assert.deepEqual(paths.filter((p) => !dist(p)).sort(), ["LICENSE", "README.md", "package.json"]);
     // No loader and no devDependency came along: the app has the package and nothing else.
     assert.deepEqual(readdirSync(join(app, "node_modules")).filter((n) => !n.startsWith(".")), ["mcp-bridge"]);
     // The package declares no install-time script: npm has nothing to warn about.
@@ -125,6 +145,17 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
     const [pid] = readPids();
     assert.ok(pid !== undefined, "the server recorded its pid");
     assert.equal(await waitGone(pid), true, `server ${pid} outlived inspect`);
+  });
+
+  test("a server on the bundled mcp-bridge/server/stdio answers a per-file RpcError with its own code", async () => {
+    const before = readPids().length;
+    const read = run(bin, ["read", "--json", "test://missing", "--", process.execPath, join(app, "bundled-server.js")], app);
+    assert.equal(read.status, 5, read.stderr);
+    const { error } = JSON.parse(read.stderr) as { error: { rpcCode: number; data: unknown } };
+    assert.deepEqual({ rpcCode: error.rpcCode, data: error.data }, { rpcCode: -32002, data: { uri: "test://missing" } });
+    const pid = readPids()[before];
+    assert.ok(pid !== undefined, "the server recorded its pid");
+    assert.equal(await waitGone(pid), true, `server ${pid} outlived read`);
   });
 });
 

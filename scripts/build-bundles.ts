@@ -1,0 +1,129 @@
+/**
+ * The build's second step, after `tsc -p tsconfig.build.json`: single-file ES module bundles,
+ * made by esbuild, where start-up is the product (docs/decisions.md 45-docs, 46-bench). The
+ * per-file `tsc` output under dist/src/ stays the layout of the library's subpaths.
+ *
+ *   dist/cli/main.js          the `mcp-bridge` bin. Each command stays in chunks of its own,
+ *   dist/cli/chunk-*.js       loaded when it runs (esbuild's code splitting: automatic, and a
+ *   dist/cli/demo-server.js   module is in exactly one chunk). The demo's servers are an entry
+ *                             of the same build, so dist/cli/ resolves `./demo-server.js` and
+ *                             `../cli/main.js` as dist/src/cli/ does.
+ *   dist/server-stdio.js      `mcp-bridge/server/stdio`: McpServer and the stdio server
+ *                             transport in one file. Two modules stay the package's per-file
+ *                             ones: the error classes (dist/src/jsonrpc/errors.js, which every
+ *                             subpath shares, so `instanceof RpcError` holds whichever subpath
+ *                             made the error), and the schema validator, which the server
+ *                             loads with the first tools/call (docs/decisions.md 34), so a
+ *                             start does not compile it.
+ *
+ *   tsx scripts/build-bundles.ts [--outdir DIR] [--json]
+ *     DIR defaults to dist, where tsc must have built DIR/src; --json prints what was written
+ *     (each output's file, bytes, modules, static and lazy imports) as one JSON array on stdout.
+ */
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+
+/** Both bundles' settings: readable output (no minifying), Node 20 syntax, ES modules. */
+const COMMON = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  charset: "utf8",
+  logLevel: "warning",
+  metafile: true,
+} satisfies esbuild.BuildOptions;
+
+/** Modules the server bundle imports from the per-file build instead of holding them (see the header). */
+const PER_FILE = [join("src", "jsonrpc", "errors.ts"), join("src", "schema", "validate.ts")];
+
+/** Each bundle written: its path relative to the output directory, and its size in bytes. */
+export interface BundleOutput {
+  file: string;
+  bytes: number;
+  /** Modules of src/ in this file, relative to the repository. */
+  modules: string[];
+  /** Files this one imports statically (relative to the output directory), built-ins left out. */
+  imports: string[];
+  /** Files it imports with `import()`, loaded when first needed. */
+  lazyImports: string[];
+}
+
+/**
+ * Builds the bundles of the repository at `root` into `outDir`, which must already hold the
+ * per-file build (`outDir/src/jsonrpc/errors.js` is imported by the server bundle).
+ */
+export async function buildBundles(root: string, outDir: string): Promise<BundleOutput[]> {
+  const sharedErrors = join(outDir, "src", "jsonrpc", "errors.js");
+  if (!existsSync(sharedErrors)) throw new Error(`${sharedErrors} is missing: run tsc -p tsconfig.build.json first`);
+  const perFile = new Map(PER_FILE.map((file) => [resolve(root, file), `./${file.split(sep).join("/").replace(/\.ts$/, ".js")}`]));
+  const keepPerFile: esbuild.Plugin = {
+    name: "per-file",
+    setup(build) {
+      build.onResolve({ filter: /\.ts$/ }, (args) => {
+        const target = perFile.get(resolve(args.resolveDir, args.path));
+        return target === undefined ? undefined : { path: target, external: true };
+      });
+    },
+  };
+  // Chunk names change with their content: chunks of an earlier build must not be packed.
+  await rm(join(outDir, "cli"), { recursive: true, force: true });
+  const cli = await esbuild.build({
+    ...COMMON,
+    absWorkingDir: root,
+    entryPoints: { main: "src/cli/main.ts", "demo-server": "src/cli/demo-server.ts" },
+    splitting: true,
+    chunkNames: "chunk-[hash]",
+    outdir: join(outDir, "cli"),
+  });
+  const server = await esbuild.build({
+    ...COMMON,
+    absWorkingDir: root,
+    entryPoints: { "server-stdio": "src/server-stdio.ts" },
+    outdir: outDir,
+    plugins: [keepPerFile],
+  });
+  return [...describe(cli.metafile, root, outDir), ...describe(server.metafile, root, outDir)];
+}
+
+function describe(meta: esbuild.Metafile, root: string, outDir: string): BundleOutput[] {
+  const rel = (file: string): string => relative(outDir, resolve(root, file));
+  const files = (imports: esbuild.Metafile["outputs"][string]["imports"]): string[] => [
+    ...new Set(imports.filter((i) => !i.path.startsWith("node:")).map((i) => (i.external ? i.path : rel(i.path)))),
+  ];
+  return Object.entries(meta.outputs).map(([file, out]) => ({
+    file: rel(file),
+    bytes: out.bytes,
+    modules: Object.keys(out.inputs).sort(),
+    imports: files(out.imports.filter((i) => i.kind === "import-statement")),
+    lazyImports: files(out.imports.filter((i) => i.kind === "dynamic-import")),
+  }));
+}
+
+function parseArgs(argv: readonly string[], root: string): { outDir: string; json: boolean } {
+  const out = { outDir: join(root, "dist"), json: false };
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--json") out.json = true;
+    else if (argv[i] === "--outdir" && argv[i + 1] !== undefined) out.outDir = resolve(argv[++i]!);
+    else throw new Error(`usage: build-bundles.ts [--outdir DIR] [--json]; got ${argv.join(" ")}`);
+  }
+  return out;
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = dirname(dirname(fileURLToPath(import.meta.url)));
+  try {
+    const { outDir, json } = parseArgs(process.argv.slice(2), root);
+    const outputs = await buildBundles(root, outDir);
+    if (json) process.stdout.write(`${JSON.stringify(outputs)}\n`);
+  } catch (err) {
+    process.stderr.write(`build-bundles: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  } finally {
+    // esbuild's service process would otherwise outlive the build until this process exits.
+    await esbuild.stop();
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The bundles of `npm run build` (scripts/build-bundles.ts), built into a scratch directory as
+ * the package build does (tsc, then esbuild): each exports exactly what its `.d.ts` declares,
+ * the CLI keeps every command out of its start-up, and a server on the bundled
+ * `mcp-bridge/server/stdio` recognises the error classes of the per-file subpaths.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { pathToFileURL } from "node:url";
+import ts from "typescript";
+import { McpClient } from "../../src/mcp/client.ts";
+import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
+import type { BundleOutput } from "../../scripts/build-bundles.ts";
+import { ROOT, waitGone } from "../e2e/helpers.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-bundles-"));
+const dist = join(dir, "dist");
+
+function run(args: string[]): string {
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", timeout: 180_000 });
+  assert.equal(r.status, 0, `node ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/**
+ * The value exports a declaration file declares (classes, functions, constants), followed
+ * through `export *` and re-exports; types and interfaces left out.
+ */
+function declaredValues(dts: string): string[] {
+  const program = ts.createProgram([dts], { noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [] });
+  const checker = program.getTypeChecker();
+  const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(dts)!)!;
+  const isValue = (symbol: ts.Symbol): boolean => {
+    let s = symbol;
+    while (s.flags & ts.SymbolFlags.Alias) {
+      // `export { type X }` and `export type { X }` are types at run time, whatever X is.
+      if (s.declarations?.some((d) => ts.isTypeOnlyImportOrExportDeclaration(d))) return false;
+      s = checker.getImmediateAliasedSymbol(s) ?? checker.getAliasedSymbol(s);
+      if (s === symbol) break;
+    }
+    return (s.flags & ts.SymbolFlags.Value) !== 0;
+  };
+  return checker.getExportsOfModule(moduleSymbol).filter(isValue).map((s) => s.name).sort();
+}
+
+let outputs: BundleOutput[] = [];
+
+before(() => {
+  run([join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", dist]);
+  outputs = JSON.parse(run(["--import", "tsx", join(ROOT, "scripts", "build-bundles.ts"), "--outdir", dist, "--json"])) as BundleOutput[];
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the bundles of npm run build", { timeout: 300_000 }, () => {
+  test("each bundle exports exactly the values its .d.ts declares", async () => {
+    for (const [bundle, dts] of [
+      ["server-stdio.js", "src/server-stdio.d.ts"],
+      ["cli/main.js", "src/cli/main.d.ts"],
+    ] as const) {
+      const exported = Object.keys((await import(pathToFileURL(join(dist, bundle)).href)) as object).sort();
+      assert.deepEqual(exported, declaredValues(join(dist, dts)), bundle);
+    }
+    // Not vacuous: the server entry declares the classes a stdio server is written with.
+    for (const name of ["McpServer", "StdioServerTransport", "RpcError", "ErrorCode"]) assert.ok(declaredValues(join(dist, "src/server-stdio.d.ts")).includes(name), name);
+  });
+
+  test("the CLI starts with no command loaded; every module is in exactly one chunk", () => {
+    const cli = outputs.filter((o) => o.file.startsWith("cli/"));
+    const byFile = new Map(cli.map((o) => [o.file, o]));
+    const atStart = new Set<string>();
+    const visit = (file: string): void => {
+      if (atStart.has(file)) return;
+      atStart.add(file);
+      for (const next of byFile.get(file)?.imports ?? []) visit(next);
+    };
+    visit("cli/main.js");
+    const loaded = [...atStart].flatMap((f) => byFile.get(f)!.modules);
+    assert.ok(loaded.includes("src/cli/main.ts") && loaded.includes("src/cli/args.ts"), loaded.join(", "));
+    for (const command of ["inspect", "call", "demo", "acp-agent", "shim", "read", "prompt", "complete"]) {
+      assert.ok(!loaded.includes(`src/cli/${command}.ts`), `${command} is loaded at start`);
+    }
+    const homes = new Map<string, string[]>();
+    for (const o of cli) for (const m of o.modules) homes.set(m, [...(homes.get(m) ?? []), o.file]);
+    assert.deepEqual([...homes].filter(([, files]) => files.length > 1), [], "modules in more than one chunk");
+    assert.ok(byFile.has("cli/demo-server.js"), "the demo's servers are built beside the CLI");
+  });
+
+  test("the server bundle imports the shared error classes, and the validator when first needed, from the per-file build", () => {
+    const server = outputs.find((o) => o.file === "server-stdio.js")!;
+    assert.ok(server.modules.includes("src/mcp/server.ts") && server.modules.includes("src/transport/stdio-server.ts"));
+    assert.deepEqual(server.modules.filter((m) => m.startsWith("src/jsonrpc/errors") || m.startsWith("src/schema/")), []);
+    assert.deepEqual({ imports: server.imports, lazyImports: server.lazyImports }, { imports: ["./src/jsonrpc/errors.js"], lazyImports: ["./src/schema/validate.js"] });
+  });
+
+  test("an RpcError from the per-file jsonrpc subpath, thrown in a bundled server, reaches the client as itself", async () => {
+    const script = join(dir, "server.mjs");
+    const url = (file: string): string => JSON.stringify(pathToFileURL(join(dist, file)).href);
+    writeFileSync(
+      script,
+      `import { McpServer, StdioServerTransport, RpcError as Bundled } from ${url("server-stdio.js")};
+import { RpcError } from ${url("src/jsonrpc/index.js")};
+const server = new McpServer({ name: "bundled", version: "1.0.0" }, { instructions: "same class: " + (Bundled === RpcError) });
+server.resource({ uri: "test://missing", name: "missing" }, () => { throw new RpcError(-32002, "nothing at test://missing", { uri: "test://missing" }); });
+server.tool({ name: "add", inputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] } }, (args) => ({ content: [{ type: "text", text: String(args.a) }] }));
+const session = await server.connect(new StdioServerTransport());
+session.onclose = () => void server.close();
+`,
+    );
+    const transport = new StdioClientTransport({ command: process.execPath, args: [script], name: "bundled" });
+    const client = new McpClient({ clientInfo: { name: "test", version: "1.0.0" } });
+    const init = await client.connect(transport);
+    const pid = transport.pid!;
+    try {
+      assert.equal(init.instructions, "same class: true");
+      // A foreign RpcError would be answered -32603 (internal error) instead.
+      await assert.rejects(client.readResource("test://missing"), { code: -32002, data: { uri: "test://missing" } });
+      // The first call loads the per-file validator, which checks the arguments.
+      assert.deepEqual(await client.callTool("add", { a: 2 }), { content: [{ type: "text", text: "2" }] });
+      assert.equal((await client.callTool("add", { a: "two" })).isError, true);
+    } finally {
+      await client.close();
+    }
+    assert.equal(await waitGone(pid), true, `server ${pid} outlived the test`);
+  });
+});

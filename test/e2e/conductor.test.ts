@@ -133,6 +133,8 @@ describe("conductor with an agent without MCP over ACP", { timeout: 120_000 }, (
       assert.deepEqual(c.event("agent-capability"), { type: "agent-capability", mcpOverAcp: false });
 
       const sessionId = await c.newSession();
+      // Events come on the conductor's stderr, answers on its stdout: either pipe may be read first.
+      await until(() => c.event("bridge-listening") !== undefined, "the bridge to listen");
       const listening = c.event("bridge-listening")!;
       assert.equal(listening.server, "tools");
       const port = listening.port as number;
@@ -148,6 +150,7 @@ describe("conductor with an agent without MCP over ACP", { timeout: 120_000 }, (
       assert.deepEqual(kinds.filter((k) => k.startsWith("tool_call")), ["tool_call:pending", "tool_call_update:in_progress", "tool_call_update:completed"]);
       const done = called.updates.find((u) => u.status === "completed")!;
       assert.match(JSON.stringify(done.content), /hello over the bridge/);
+      await until(() => c.events.some((e) => e.type === "provider-request" && e.method === "tools/call"), "the provider's tools/call event");
       const reached = c.events.filter((e) => e.type === "provider-request").map((e) => e.method);
       assert.ok(reached.includes("initialize") && reached.includes("tools/call"), `provider saw ${reached.join(", ")}`);
 
@@ -186,6 +189,7 @@ describe("conductor with an agent without MCP over ACP", { timeout: 120_000 }, (
     try {
       await c.initialize();
       const sessionId = await c.newSession();
+      await until(() => c.event("bridge-listening") !== undefined, "the bridge to listen");
       port = c.event("bridge-listening")!.port as number;
       await until(() => c.event("shim-connected") !== undefined, "the shim to connect");
       await until(() => c.event("started") !== undefined, "the agent's pid");
@@ -232,7 +236,7 @@ describe("conductor with an agent that speaks MCP over ACP", { timeout: 120_000 
       assert.ok(done, `no completed tool call in ${JSON.stringify(called.updates)}`);
       assert.match(JSON.stringify(done.content), /42/);
       assert.equal(c.event("bridge-listening"), undefined, "no listener for a capable agent");
-      assert.ok(c.events.some((e) => e.type === "provider-request" && e.method === "tools/call"));
+      await until(() => c.events.some((e) => e.type === "provider-request" && e.method === "tools/call"), "the provider's tools/call event");
       await assert.rejects(
         c.peer.request("_mcp/server_to_client/request", { url: "acp:nobody", message: { jsonrpc: "2.0", id: 1, method: "ping" } }),
         (e: RpcError) => e.code === -32002 && (e.data as { url: string }).url === "acp:nobody",

@@ -6,7 +6,7 @@
  * even after one fails, so one CI run shows them all.
  *
  * ```
- * node scripts/ci-matrix.ts [20] [22] [24] [26]   (default: all four)
+ * node scripts/ci-matrix.ts [20] [22] [24] [26] [test files...]   (default: all four, whole suite)
  *   --coverage     the Node 24 leg also measures src/ and applies the gate of scripts/coverage.ts
  *   --in-place     run the native legs in the checkout instead of a copy
  *   --repeat N     run the legs N times (flake hunting)
@@ -29,6 +29,7 @@ import {
   nativeTestArgs,
   REPO_ROOT,
   runLeg,
+  TEST_SUFFIX,
   testFiles,
 } from "./ci-legs.ts";
 import type { Leg, LegResult } from "./ci-legs.ts";
@@ -39,6 +40,8 @@ export const TSX_MAJOR = "20";
 /** What to run; see the usage in this file's header. */
 export interface MatrixPlan {
   majors: string[];
+  /** Test files to run instead of the whole suite (for flake hunting); empty: the suite. */
+  files: string[];
   coverage: boolean;
   inPlace: boolean;
   repeat: number;
@@ -58,15 +61,20 @@ export function parseMatrixArgs(argv: readonly string[]): MatrixPlan {
     },
   });
   const known = [TSX_MAJOR, ...NATIVE_MAJORS];
+  const files = positionals.filter((p) => p.endsWith(TEST_SUFFIX));
   for (const p of positionals) {
-    if (!known.includes(p)) throw new Error(`unknown Node line "${p}": the matrix has ${known.join(", ")}`);
+    if (!known.includes(p) && !files.includes(p)) {
+      throw new Error(`unknown Node line "${p}": the matrix has ${known.join(", ")} (or name *${TEST_SUFFIX} files)`);
+    }
   }
+  const lines = positionals.filter((p) => known.includes(p));
   const count = (name: string, text: string, min: number): number => {
     if (!/^\d+$/.test(text) || Number(text) < min) throw new Error(`--${name} wants a whole number >= ${min}, got "${text}"`);
     return Number(text);
   };
   return {
-    majors: positionals.length === 0 ? known : known.filter((m) => positionals.includes(m)),
+    majors: lines.length === 0 ? known : known.filter((m) => lines.includes(m)),
+    files,
     coverage: values.coverage,
     inPlace: values["in-place"],
     repeat: count("repeat", values.repeat, 1),
@@ -74,14 +82,31 @@ export function parseMatrixArgs(argv: readonly string[]): MatrixPlan {
   };
 }
 
-/** The leg of one Node line. `lcovPath`: this leg also writes coverage of src/ there. */
-export function planLeg(root: string, major: string, files: readonly string[], inPlace: boolean, lcovPath?: string): Leg {
+/** Options of {@link planLeg}. */
+export interface PlanLegOptions {
+  /** The test files; the whole suite unless `selected`. */
+  files: readonly string[];
+  /** `files` is a selection, not the whole suite: Node 20 then runs `npm test`'s command on it. */
+  selected?: boolean;
+  /** Native legs run in the checkout rather than in a copy. */
+  inPlace?: boolean;
+  /** This (native) leg also writes an lcov report of src/ here. */
+  lcovPath?: string;
+}
+
+/** The leg of one Node line. */
+export function planLeg(root: string, major: string, options: PlanLegOptions): Leg {
+  const { files, lcovPath } = options;
   if (major === TSX_MAJOR) {
     const version = execFileSync("node", ["--version"], { encoding: "utf8" }).trim();
-    return { label: `node ${version} (npm test, tsx)`, command: "npm", args: ["test"], env: process.env, copy: false };
+    if (options.selected !== true) {
+      return { label: `node ${version} (npm test, tsx)`, command: "npm", args: ["test"], env: process.env, copy: false };
+    }
+    // npm test's command line on the selection.
+    return { label: `node ${version} (tsx)`, command: "node", args: ["--import", "tsx", ...nativeTestArgs(files)], env: process.env, copy: false };
   }
   const node = matrixNode(root, major);
-  const where = inPlace ? "in place" : "copy without node_modules";
+  const where = options.inPlace === true ? "in place" : "copy without node_modules";
   // Node 22 prints TAP when its output is not a terminal; spec reads better in a CI log.
   const reporter = lcovPath === undefined ? ["--test-reporter=spec"] : coverageArgs(lcovPath);
   return {
@@ -89,7 +114,7 @@ export function planLeg(root: string, major: string, files: readonly string[], i
     command: node,
     args: [...reporter, ...nativeTestArgs(files)],
     env: nativeEnv(node, process.env),
-    copy: !inPlace,
+    copy: options.inPlace !== true,
   };
 }
 
@@ -101,14 +126,18 @@ export function summaryLines(results: readonly LegResult[]): string[] {
   return results.map((r, i) => `${r.label.padEnd(labelWidth)}  ${hows[i]!.padEnd(howWidth)}  ${formatDuration(r.durationMs)}`);
 }
 
-/** Starts `n` processes that spin on a CPU each; the caller stops them by pid. */
+/**
+ * Starts `n` processes that spin on a CPU each; the caller stops them by pid. Each also ends
+ * itself once this process is gone (its parent changes), so a killed runner leaves none behind.
+ */
 function startBusyLoops(n: number): number[] {
-  return Array.from({ length: n }, () => spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }).pid!);
+  const spin = "const parent = process.ppid; for (;;) if (process.ppid !== parent) process.exit();";
+  return Array.from({ length: n }, () => spawn(process.execPath, ["-e", spin], { stdio: "ignore" }).pid!);
 }
 
 async function main(): Promise<void> {
   const plan = parseMatrixArgs(process.argv.slice(2));
-  const files = await testFiles(REPO_ROOT);
+  const files = plan.files.length > 0 ? plan.files : await testFiles(REPO_ROOT);
   const results: LegResult[] = [];
   const gates: string[] = [];
   let gatesOk = true;
@@ -122,9 +151,9 @@ async function main(): Promise<void> {
     for (let round = 1; round <= plan.repeat; round++) {
       for (const major of plan.majors) {
         const lcov = plan.coverage && major === COVERAGE_NODE_MAJOR ? join(dir, `lcov-${round}.info`) : undefined;
-        const leg = planLeg(REPO_ROOT, major, files, plan.inPlace, lcov);
+        const leg = planLeg(REPO_ROOT, major, { files, selected: plan.files.length > 0, inPlace: plan.inPlace, lcovPath: lcov });
         const heading = plan.repeat > 1 ? `${leg.label}, round ${round} of ${plan.repeat}` : leg.label;
-        console.log(`\n--- ${heading}${plan.busy > 0 ? ` beside ${plan.busy} busy loops` : ""}`);
+        console.log(`\n--- ${heading}${plan.busy > 0 ? ` beside ${plan.busy} busy loop${plan.busy === 1 ? "" : "s"}` : ""}`);
         const result = await runLeg(leg, { root: REPO_ROOT });
         results.push(result);
         console.log(`--- ${heading}: ${result.ok ? "passed" : "FAILED"} in ${formatDuration(result.durationMs)}`);

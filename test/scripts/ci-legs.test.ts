@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, readlinkSync, statSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -16,7 +16,10 @@ import {
   nativeEnv,
   nativeTestArgs,
   nodeModulesAbove,
+  REPO_ROOT,
   runLeg,
+  TEST_DIR,
+  TEST_SUFFIX,
   testFiles,
 } from "../../scripts/ci-legs.ts";
 import type { Leg } from "../../scripts/ci-legs.ts";
@@ -74,6 +77,12 @@ describe("the suite's files", () => {
 
   test("the native command is node --test with npm test's concurrency and the files", () => {
     assert.deepEqual(nativeTestArgs(["test/a.test.ts"]), ["--test", "--test-concurrency=2", "test/a.test.ts"]);
+  });
+
+  test("npm test is the same command with tsx, on the same files: change them together", async () => {
+    const pkg = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    const find = `$(find ${TEST_DIR} -name '*${TEST_SUFFIX}' | sort)`;
+    assert.equal(pkg.scripts.test, ["node", "--import", "tsx", ...nativeTestArgs([find])].join(" "));
   });
 });
 

@@ -17,12 +17,13 @@ after(async () => {
 
 describe("parseMatrixArgs", () => {
   test("no arguments: all four lines once, copies, no coverage, no load", () => {
-    assert.deepEqual(parseMatrixArgs([]), { majors: ["20", "22", "24", "26"], coverage: false, inPlace: false, repeat: 1, busy: 0 });
+    assert.deepEqual(parseMatrixArgs([]), { majors: ["20", "22", "24", "26"], files: [], coverage: false, inPlace: false, repeat: 1, busy: 0 });
   });
 
-  test("named lines run in matrix order; the options are read", () => {
-    assert.deepEqual(parseMatrixArgs(["26", "22", "--coverage", "--in-place", "--repeat", "5", "--busy=2"]), {
+  test("named lines run in matrix order, named files instead of the suite; the options are read", () => {
+    assert.deepEqual(parseMatrixArgs(["26", "test/e2e/a.test.ts", "22", "--coverage", "--in-place", "--repeat", "5", "--busy=2"]), {
       majors: ["22", "26"],
+      files: ["test/e2e/a.test.ts"],
       coverage: true,
       inPlace: true,
       repeat: 5,
@@ -31,7 +32,7 @@ describe("parseMatrixArgs", () => {
   });
 
   test("an unknown line or a bad count is refused with what is accepted", () => {
-    assert.throws(() => parseMatrixArgs(["18"]), { message: 'unknown Node line "18": the matrix has 20, 22, 24, 26' });
+    assert.throws(() => parseMatrixArgs(["18"]), { message: 'unknown Node line "18": the matrix has 20, 22, 24, 26 (or name *.test.ts files)' });
     assert.throws(() => parseMatrixArgs(["--repeat", "0"]), { message: '--repeat wants a whole number >= 1, got "0"' });
     assert.throws(() => parseMatrixArgs(["--busy", "two"]), { message: '--busy wants a whole number >= 0, got "two"' });
     assert.throws(() => parseMatrixArgs(["--fast"]), { code: "ERR_PARSE_ARGS_UNKNOWN_OPTION" });
@@ -52,7 +53,7 @@ describe("planLeg", () => {
   test("a native leg runs the pinned binary on the selection, in a copy, with spec output", async () => {
     const root = await fakeRoot();
     const node = join(root, "scripts", "node-matrix", "node_modules", "node-24", "bin", "node");
-    assert.deepEqual(planLeg(root, "24", ["test/a.test.ts"], false), {
+    assert.deepEqual(planLeg(root, "24", { files: ["test/a.test.ts"] }), {
       label: "node 24.21.0 (native, copy without node_modules)",
       command: node,
       args: ["--test-reporter=spec", "--test", "--test-concurrency=2", "test/a.test.ts"],
@@ -63,7 +64,7 @@ describe("planLeg", () => {
 
   test("with an lcov path the leg measures coverage of src/ into it; in place it runs in the checkout", async () => {
     const root = await fakeRoot();
-    const leg = planLeg(root, "24", ["test/a.test.ts"], true, "/tmp/x/lcov.info");
+    const leg = planLeg(root, "24", { files: ["test/a.test.ts"], inPlace: true, lcovPath: "/tmp/x/lcov.info" });
     assert.deepEqual([leg.label, leg.copy, leg.args], [
       "node 24.21.0 (native, in place, coverage)",
       false,
@@ -83,15 +84,20 @@ describe("planLeg", () => {
 
   test("a line that is not installed says how to install it", async () => {
     const root = await fakeRoot();
-    assert.throws(() => planLeg(root, "26", [], false), {
+    assert.throws(() => planLeg(root, "26", { files: [] }), {
       message: "Node 26 is not installed in scripts/node-matrix: run `npm ci --prefix scripts/node-matrix` first",
     });
   });
 
   test("the Node 20 leg is npm test in the checkout, as it always was", async () => {
-    const leg = planLeg(await fakeRoot(), "20", ["ignored.test.ts"], false);
+    const leg = planLeg(await fakeRoot(), "20", { files: ["test/a.test.ts"] });
     assert.deepEqual([leg.command, leg.args, leg.copy, leg.env], ["npm", ["test"], false, process.env]);
     assert.match(leg.label, /^node v\d+\.\d+\.\d+ \(npm test, tsx\)$/);
+  });
+
+  test("on a selection, the Node 20 leg runs npm test's command on just those files", async () => {
+    const leg = planLeg(await fakeRoot(), "20", { files: ["test/a.test.ts"], selected: true });
+    assert.deepEqual([leg.command, leg.args, leg.copy], ["node", ["--import", "tsx", "--test", "--test-concurrency=2", "test/a.test.ts"], false]);
   });
 });
 

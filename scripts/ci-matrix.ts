@@ -143,7 +143,13 @@ async function main(): Promise<void> {
   let gatesOk = true;
   const busy = startBusyLoops(plan.busy);
   const stopBusy = () => {
-    for (const pid of busy.splice(0)) process.kill(pid, "SIGKILL");
+    for (const pid of busy.splice(0)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
   };
   process.on("exit", stopBusy);
   const dir = await mkdtemp(join(tmpdir(), "mcp-bridge-matrix-"));
@@ -158,9 +164,9 @@ async function main(): Promise<void> {
         results.push(result);
         console.log(`--- ${heading}: ${result.ok ? "passed" : "FAILED"} in ${formatDuration(result.durationMs)}`);
         if (lcov !== undefined) {
-          const gate = await gateLcovFile(lcov);
+          const gate = await gateLcovFile(lcov, result.ok);
           gates.push(...gate.lines);
-          gatesOk &&= gate.ok && result.ok;
+          gatesOk &&= gate.ok;
           for (const line of gate.lines) console.log(line);
         }
       }

@@ -129,7 +129,16 @@ describe("coverageReport", () => {
     const dir = await mkdtemp(join(tmpdir(), "coverage-missing-"));
     temps.push(dir);
     const missing = join(dir, "lcov.info");
-    assert.deepEqual(await gateLcovFile(missing), { ok: false, lines: [`coverage: no report at ${missing} (the test run ended before writing it)`] });
+    assert.deepEqual(await gateLcovFile(missing, true), { ok: false, lines: [`coverage: no report at ${missing} (the test run ended before writing it)`] });
+  });
+
+  test("figures above every minimum fail when a test failed", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "coverage-failed-"));
+    temps.push(dir);
+    await writeFile(join(dir, "lcov.info"), "SF:src/a.ts\nLF:10\nLH:10\nBRF:1\nBRH:1\nFNF:1\nFNH:1\nend_of_record\n");
+    assert.deepEqual(await gateLcovFile(join(dir, "lcov.info"), true), coverageReport(totals([10, 10], [1, 1], [1, 1])));
+    const failed = await gateLcovFile(join(dir, "lcov.info"), false);
+    assert.deepEqual([failed.ok, failed.lines.at(-1)], [false, "coverage: a test failed, so these figures do not count"]);
   });
 });
 

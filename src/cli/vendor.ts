@@ -36,7 +36,7 @@ export async function runVendor(args: ParsedArgs, io: CliIo): Promise<number> {
   if (!isSubset(chosen)) throw new UsageError(`--subset must be one of ${SUBSETS.join(", ")}, got ${JSON.stringify(chosen)}`);
   const written = await vendor(sourceDir(), dir, chosen);
   io.out(
-    `vendored mcp-bridge ${written.version}, subset ${chosen}: ${written.files} files of src/ (${written.bytes} bytes) into ${dir}\n` +
+    `vendored mcp-bridge ${written.version}, subset ${chosen}: ${written.files} files of src/ (${written.bytes} bytes, ${written.lines} lines) into ${dir}\n` +
       `check it with: node ${join(dir, "verify.mjs")}`,
   );
   return ExitCode.Ok;
@@ -56,6 +56,7 @@ interface Written {
   version: string;
   files: number;
   bytes: number;
+  lines: number;
 }
 
 /** Copies `subset` of `srcDir` (and the files beside it) into `dir`; the manifest comes last. */
@@ -78,9 +79,11 @@ async function vendor(srcDir: string, dir: string, subset: Subset): Promise<Writ
     entries.push({ path, sha256: sha256Hex(bytes) });
   };
   let bytes = 0;
+  let lines = 0;
   for (const file of files) {
     const content = await readFile(join(srcDir, file));
     bytes += content.byteLength;
+    for (const byte of content) if (byte === 0x0a) lines++;
     await put(`src/${file}`, content);
   }
   await put("LICENSE", license);
@@ -89,7 +92,7 @@ async function vendor(srcDir: string, dir: string, subset: Subset): Promise<Writ
   // Written whole, then renamed: a copy interrupted half-way has no manifest, which verify reports.
   await writeFile(join(dir, `${MANIFEST}.tmp`), formatManifest(entries));
   await rename(join(dir, `${MANIFEST}.tmp`), join(dir, MANIFEST));
-  return { version, files: files.length, bytes };
+  return { version, files: files.length, bytes, lines };
 }
 
 /**

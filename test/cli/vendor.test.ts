@@ -67,7 +67,7 @@ describe("vendor", () => {
     assert.equal(r.code, 0, r.err);
     const files = filesBelow(dir);
     const sources = files.filter((f) => f.startsWith("src/"));
-    assert.match(r.out, new RegExp(`^vendored mcp-bridge ${VERSION}, subset client: ${sources.length} files of src/ \\(\\d+ bytes\\) into ${dir}\ncheck it with: node ${dir}/verify.mjs$`));
+    assert.match(r.out, new RegExp(`^vendored mcp-bridge ${VERSION}, subset client: ${sources.length} files of src/ \\(\\d+ bytes, \\d+ lines\\) into ${dir}\ncheck it with: node ${dir}/verify.mjs$`));
     for (const entry of SUBSET_ENTRIES.client) assert.ok(sources.includes(`src/${entry}`), `entry ${entry} was copied`);
     // A client needs neither the server side nor anything of the manager, ACP or CLI.
     assert.deepEqual(sources.filter((f) => /^src\/(cli|acp|manager|config)\/|^src\/mcp\/server/.test(f)), []);

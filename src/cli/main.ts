@@ -23,6 +23,8 @@ commands
   acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]
                                   the reference ACP agent on stdio
   shim <port>                     stdio MCP server piped to a conductor (token in MCP_BRIDGE_SHIM_TOKEN)
+  vendor <dir> [--subset client|server|manager|acp|all] | vendor --verify <dir>
+                                  copy the library's source with a MANIFEST.sha256, or check a copy
 
 <server> is one of
   [--env NAME=value]... [--inherit-env] -- <command> [args...]        a stdio server
@@ -50,8 +52,8 @@ exit codes
   5  protocol error: the server answered with a JSON-RPC error, or with something that is not MCP`;
 
 const SPEC = {
-  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context"],
-  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp"],
+  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset"],
+  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify"],
 };
 
 /** The process's terminal: stdout's width, and in-place progress when stderr is a terminal. */
@@ -118,6 +120,8 @@ export async function main(
         return await (await import("./acp-agent.ts")).runAcpAgent(args, { err });
       case "shim":
         return await (await import("./shim.ts")).runShimCommand(args, { err });
+      case "vendor":
+        return await (await import("./vendor.ts")).runVendor(args, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(sub)}`);
     }

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { delimiter, dirname, join, relative, sep } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { reap, ROOT, waitGone } from "../e2e/helpers.ts";
 
@@ -100,14 +100,19 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test("the tarball holds the built CLI and demo servers, and nothing of the checkout besides", () => {
+  test("the tarball holds the built CLI and demo servers, the source for `vendor`, and nothing of the checkout besides", () => {
     const paths = packed.files.map((f) => f.path);
     const built = ["dist/src/cli/main.js", "dist/src/cli/demo-server.js", "dist/src/index.js", "dist/src/index.d.ts"];
     // The bundles of scripts/build-bundles.ts: the bin, its demo servers, the stdio server entry.
     const bundled = ["dist/cli/main.js", "dist/cli/demo-server.js", "dist/server-stdio.js", "dist/src/server-stdio.d.ts"];
     for (const file of [...built, ...bundled]) assert.ok(paths.includes(file), `${file} is missing from the tarball`);
+    // src/ as it is in the checkout, every file of it: what `mcp-bridge vendor` copies.
+    const source = readdirSync(join(ROOT, "src"), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => relative(ROOT, join(e.parentPath, e.name)).split(sep).join("/"));
+    assert.deepEqual(paths.filter((p) => p.startsWith("src/")).sort(), source.sort());
     const dist = (p: string): boolean => p.startsWith("dist/src/") || /^dist\/cli\/[\w-]+\.js$/.test(p) || p === "dist/server-stdio.js";
-    assert.deepEqual(paths.filter((p) => !dist(p)).sort(), ["LICENSE", "README.md", "package.json"]);
+    assert.deepEqual(paths.filter((p) => !dist(p) && !p.startsWith("src/")).sort(), ["LICENSE", "README.md", "package.json"]);
     // No loader and no devDependency came along: the app has the package and nothing else.
     assert.deepEqual(readdirSync(join(app, "node_modules")).filter((n) => !n.startsWith(".")), ["mcp-bridge"]);
     // The package declares no install-time script: npm has nothing to warn about.
@@ -156,6 +161,17 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
     const pid = readPids()[before];
     assert.ok(pid !== undefined, "the server recorded its pid");
     assert.equal(await waitGone(pid), true, `server ${pid} outlived read`);
+  });
+
+  test("vendor from the installed package copies its source, and the copy's verify.mjs passes with plain node", () => {
+    const vendored = join(dir, "vendored");
+    const copy = run(bin, ["vendor", vendored, "--subset", "client"], app);
+    assert.equal(copy.status, 0, copy.stderr);
+    assert.match(copy.stdout, /^vendored mcp-bridge \S+, subset client: \d+ files of src\//);
+    assert.deepEqual(readFileSync(join(vendored, "src", "mcp", "client.ts")), readFileSync(join(ROOT, "src", "mcp", "client.ts")));
+    const verify = run(process.execPath, [join(vendored, "verify.mjs")], app);
+    assert.equal(verify.status, 0, verify.stdout + verify.stderr);
+    assert.match(verify.stdout, /^verify: ok, \d+ files match MANIFEST\.sha256/);
   });
 });
 

@@ -8,12 +8,12 @@
 import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { packageRoot, packageVersion } from "./version.ts";
 import { flag, onlyPositionals, UsageError, type ParsedArgs } from "./args.ts";
 import type { CliIo } from "./io.ts";
 import { CliError, ExitCode } from "./report.ts";
 import { isSubset, subsetFiles, SUBSETS, type Subset } from "./vendor-closure.ts";
 import { checkVendored, formatCheck, formatManifest, MANIFEST, sha256Hex, type ManifestEntry } from "./vendor-manifest.ts";
-import { packageVersion } from "./version.ts";
 
 const USAGE = `mcp-bridge vendor <dir> [--subset ${SUBSETS.join("|")}]  or  mcp-bridge vendor --verify <dir>`;
 
@@ -44,12 +44,14 @@ export async function runVendor(args: ParsedArgs, io: CliIo): Promise<number> {
 
 /**
  * The src/ directory of the mcp-bridge that runs this: beside this file's directory when it is
- * the TypeScript source (a checkout, or a vendored `all`), the package's src/ when it is the
- * built `dist/src/cli/vendor.js` of an installed package.
+ * the TypeScript source (a checkout, or a vendored `all`); otherwise (the per-file build or the
+ * bundled bin of an installed package) the src/ beside the package's package.json.
  */
 function sourceDir(): string {
   const here = fileURLToPath(import.meta.url);
-  return here.endsWith(".ts") ? resolve(dirname(here), "..") : resolve(dirname(here), "..", "..", "..", "src");
+  if (here.endsWith(".ts")) return resolve(dirname(here), "..");
+  const root = packageRoot();
+  return root === undefined ? resolve(dirname(here), "..", "..", "..", "src") : join(root, "src");
 }
 
 interface Written {

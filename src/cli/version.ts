@@ -15,10 +15,23 @@ const MAX_LEVELS = 4;
  * `undefined` when there is none (the source was vendored into another project).
  */
 export function packageVersion(): string | undefined {
+  return findPackage()?.version;
+}
+
+/**
+ * The folder of the nearest package.json named `mcp-bridge` above this module (a checkout's
+ * root, or the installed package's), or `undefined` when there is none. The CLI runs from
+ * `src/cli/`, `dist/src/cli/` or the bundle's `dist/cli/`, so no fixed relative path fits all.
+ */
+export function packageRoot(): string | undefined {
+  return findPackage()?.root;
+}
+
+function findPackage(): { root: string; version: string } | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let level = 0; level <= MAX_LEVELS; level++) {
     const pkg = readPackage(join(dir, "package.json"));
-    if (pkg?.name === "mcp-bridge" && typeof pkg.version === "string") return pkg.version;
+    if (pkg?.name === "mcp-bridge" && typeof pkg.version === "string") return { root: dir, version: pkg.version };
     const parent = dirname(dir);
     if (parent === dir) break;
     dir = parent;

@@ -27,12 +27,17 @@ export const NATIVE_MAJORS = ["22", "24", "26"] as const;
 export const TEST_DIR = "test";
 export const TEST_SUFFIX = ".test.ts";
 
+/** Tests that need a dev dependency by their nature (README: the offline command leaves them out). */
+export const DEV_TEST_SUFFIX = ".dev.test.ts";
+
 /**
  * The arguments after `node` of the offline command, for a list of test files: the same runner
- * options as `npm test`, without the tsx loader. The one place to adjust the native selection.
+ * options as `npm test`, without the tsx loader and without the `*.dev.test.ts` files, as the
+ * README's `node --test 'test/**\/!(*.dev).test.ts'` selects. The one place to adjust the
+ * native selection.
  */
 export function nativeTestArgs(files: readonly string[]): string[] {
-  return ["--test", "--test-concurrency=2", ...files];
+  return ["--test", "--test-concurrency=2", ...files.filter((f) => !f.endsWith(DEV_TEST_SUFFIX))];
 }
 
 /** The suite's test files under `root`, relative (with `/`), sorted, as `npm test` finds them. */
@@ -119,6 +124,11 @@ export async function copyCheckout(root: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "mcp-bridge-ci-"));
   try {
     await copyFiles(root, dir, await checkoutFiles(root));
+    // The pinned Node binaries are the CI machine's tools, not packages: tests that need a
+    // given Node line (the vendored copy run by Node 24) find them where a checkout has them.
+    // No test file resolves a bare import through this folder (it is not above test/).
+    const binaries = join(root, NODE_MATRIX_DIR, "node_modules");
+    if (existsSync(binaries)) await symlink(binaries, join(dir, NODE_MATRIX_DIR, "node_modules"), "dir");
     const found = nodeModulesAbove(dir);
     if (found !== undefined) {
       throw new Error(`${found} is in reach of the copy in ${dir}: a native leg would not prove the suite needs no package; remove it or point TMPDIR elsewhere`);

@@ -128,7 +128,10 @@ export async function copyCheckout(root: string): Promise<string> {
     // given Node line (the vendored copy run by Node 24) find them where a checkout has them.
     // No test file resolves a bare import through this folder (it is not above test/).
     const binaries = join(root, NODE_MATRIX_DIR, "node_modules");
-    if (existsSync(binaries)) await symlink(binaries, join(dir, NODE_MATRIX_DIR, "node_modules"), "dir");
+    if (existsSync(binaries)) {
+      await mkdir(join(dir, NODE_MATRIX_DIR), { recursive: true });
+      await symlink(binaries, join(dir, NODE_MATRIX_DIR, "node_modules"), "dir");
+    }
     const found = nodeModulesAbove(dir);
     if (found !== undefined) {
       throw new Error(`${found} is in reach of the copy in ${dir}: a native leg would not prove the suite needs no package; remove it or point TMPDIR elsewhere`);

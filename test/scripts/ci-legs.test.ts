@@ -79,6 +79,10 @@ describe("the suite's files", () => {
     assert.deepEqual(nativeTestArgs(["test/a.test.ts"]), ["--test", "--test-concurrency=2", "test/a.test.ts"]);
   });
 
+  test("the native command leaves out the *.dev.test.ts files, as the README's offline command does", () => {
+    assert.deepEqual(nativeTestArgs(["test/a.test.ts", "test/b.dev.test.ts", "test/c/d.test.ts"]), ["--test", "--test-concurrency=2", "test/a.test.ts", "test/c/d.test.ts"]);
+  });
+
   test("npm test is the same command with tsx, on the same files: change them together", async () => {
     const pkg = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
     const find = `$(find ${TEST_DIR} -name '*${TEST_SUFFIX}' | sort)`;
@@ -118,6 +122,16 @@ describe("the copy of a checkout", () => {
     ]);
     assert.equal(statSync(join(copy, "bin/run.sh")).mode & 0o777, 0o755);
     assert.equal(readlinkSync(join(copy, "link.ts")), "src/a.ts");
+    assert.equal(nodeModulesAbove(copy), undefined);
+  });
+
+  test("copyCheckout links the pinned Node binaries of scripts/node-matrix, and nothing else installed", async () => {
+    const root = await fakeCheckout({ "src/a.ts": "export const a = 1;\n" });
+    await writeFiles(root, { "scripts/node-matrix/node_modules/node-24/bin/node": "#!/bin/sh\n" });
+    const copy = await copyCheckout(root);
+    temps.push(copy);
+    assert.equal(readlinkSync(join(copy, "scripts/node-matrix/node_modules")), join(root, "scripts/node-matrix/node_modules"));
+    assert.equal(existsSync(join(copy, "node_modules")), false);
     assert.equal(nodeModulesAbove(copy), undefined);
   });
 

@@ -2,7 +2,7 @@
  * Coverage gate: `npm run coverage` runs the suite natively on the pinned Node 24 with Node's
  * built-in coverage of src/, prints line, branch and function coverage, and exits 1 below
  * {@link COVERAGE_THRESHOLDS} (or when a test fails). The CI matrix's Node 24 leg measures the
- * same way and applies the same gate (docs/decisions.md 45-matrix).
+ * same way and applies the same gate (docs/decisions.md 83).
  *
  * The figures are summed from the lcov report Node writes (`LH/LF`, `BRH/BRF`, `FNH/FNF` of each
  * file), which are the counts behind the "all files" row of Node's own table.

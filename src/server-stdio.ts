@@ -3,7 +3,7 @@
  * the stdio server transport, and the error classes a handler throws. The package ships it as
  * one bundled file (dist/server-stdio.js), because a stdio server is started for every agent
  * session that uses it, and each module Node loads costs start-up time (docs/decisions.md
- * 46-bench). Its error classes are the package's own, shared with every other subpath, so
+ * 79). Its error classes are the package's own, shared with every other subpath, so
  * `err instanceof RpcError` holds whichever subpath an error came from.
  *
  * ```ts

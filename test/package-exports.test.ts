@@ -7,7 +7,7 @@
  * type-only statements (`import type`, `export type ... from`) that type stripping and `tsc`
  * erase; an `import { type A } from` stays, as it does in both (verbatimModuleSyntax). Dynamic
  * `import()` loads lazily and costs no start-up. No compiler is needed (the offline suite runs
- * without dev dependencies, docs/decisions.md 44-strip).
+ * without dev dependencies, docs/decisions.md 74).
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";

@@ -16,7 +16,7 @@
  * Any other attribute on a ts block fails the test, so a typo cannot quietly skip a check.
  * (The ```json blocks and the links are checked by test/readme.test.ts.)
  *
- * A dev test (docs/decisions.md 44-strip): the type check needs the TypeScript compiler, and
+ * A dev test (docs/decisions.md 74): the type check needs the TypeScript compiler, and
  * the examples start the fixture servers as the README shows, with `--import tsx`.
  *
  * `mcp-bridge/<subpath>` imports are pointed at the source module that package.json's

@@ -36,7 +36,7 @@ export interface NodeVersion {
   path: string;
 }
 
-/** The Node version whose start-up figures carry the targets (docs/decisions.md 47-bench). */
+/** The Node version whose start-up figures carry the targets (docs/decisions.md 80). */
 export const TARGET_NODE = "node24";
 const MAX_STARTUP_RATIO = 1.15;
 

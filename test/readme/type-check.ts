@@ -1,6 +1,6 @@
 /**
  * The type check of README blocks written out as modules, with the TypeScript compiler: a dev
- * dependency, so only the `*.dev.test.ts` files use this module (docs/decisions.md 44-strip).
+ * dependency, so only the `*.dev.test.ts` files use this module (docs/decisions.md 74).
  */
 import { join } from "node:path";
 import ts from "typescript";

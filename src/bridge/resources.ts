@@ -4,7 +4,7 @@
  * (list, then `filter`; check `allows(uri)` before a read; then `buildResourceContext`).
  */
 import type { ResourceContents } from "../mcp/types.ts";
-import { compileGlobs, type GlobMatcher } from "./glob.ts";
+import { compileGlobs, type GlobMatcher } from "../util/glob.ts";
 import { base64Bytes, cutMarker, formatBytes } from "./results.ts";
 import { neutralizeMarkers, type UntrustedWrapper } from "./untrusted.ts";
 

@@ -5,7 +5,7 @@
  * Nothing here throws at call time: `ToolPolicy.permits` answers yes or no, `ApprovalGate.check`
  * resolves to `{ ok }`, so the bridge can turn a refusal into an error result (DECISIONS.md 8).
  */
-import { compileGlob, type GlobMatcher } from "../bridge/glob.ts";
+import { compileGlob, type GlobMatcher } from "../util/glob.ts";
 import type { TrustLevel } from "../config/types.ts";
 
 /**

@@ -12,7 +12,7 @@ import { neutralizeMarkers, type UntrustedWrapper } from "./untrusted.ts";
 export const DEFAULT_MAX_CONTEXT_BYTES = 64 * 1024;
 
 /**
- * A server's `resourceFilter`: globs on resource URIs (see `glob.ts`). With no globs
+ * A server's `resourceFilter`: globs on resource URIs (see `util/glob.ts`). With no globs
  * (`undefined`) every URI passes; an empty list lets nothing through.
  */
 export class ResourceFilter {

@@ -70,7 +70,7 @@ export function serverLabel(server: string | undefined): string {
 
 export interface ToolPolicyOptions {
   /**
-   * Globs (see `bridge/glob.ts`): when given, only matching tools are exposed. Undefined means
+   * Globs (see `util/glob.ts`): when given, only matching tools are exposed. Undefined means
    * every tool; an empty list means none (an explicit list is taken literally).
    */
   allow?: readonly string[];

@@ -164,10 +164,12 @@ function checkSource(text: string, file: string, srcDir: string, core: boolean):
     } else if (spec === "." || spec === ".." || spec.startsWith("./") || spec.startsWith("../")) {
       const target = resolve(dirname(file), spec);
       const fromSrc = relative(srcDir, target);
-      const layers = layerProblem(toSlashes(relative(srcDir, file)), toSlashes(fromSrc));
       if (fromSrc === ".." || fromSrc.startsWith(`..${sep}`)) {
         out.push({ line, message: `relative import "${spec}" leaves src/` });
-      } else if (layers !== undefined) out.push({ line, message: layers });
+      } else {
+        const layers = layerProblem(toSlashes(relative(srcDir, file)), toSlashes(fromSrc));
+        if (layers !== undefined) out.push({ line, message: layers });
+      }
     } else {
       const hint = builtinModules.includes(spec) ? ` (write "node:${spec}")` : "";
       out.push({ line, message: `imports "${spec}"; only relative paths and node: built-ins are allowed${hint}` });
@@ -181,9 +183,7 @@ function checkSource(text: string, file: string, srcDir: string, core: boolean):
   return out;
 }
 
-function toSlashes(path: string): string {
-  return path.split(sep).join("/");
-}
+const toSlashes = (path: string): string => path.split(sep).join("/");
 
 interface ImportRef {
   offset: number;

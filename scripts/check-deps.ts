@@ -9,7 +9,7 @@
  * - Files in src/ import only relative paths (that stay inside src/) and `node:` built-ins:
  *   static `import`/`export ... from`, side-effect `import "x"`, `import("x")`, `require("x")`.
  *   A dynamic import or require whose specifier is not a literal is a problem, since it cannot
- *   be checked.
+ *   be checked. A relative import keeps the layer order of scripts/check-layers.ts.
  * - Files under src/jsonrpc, src/mcp, src/schema and src/bridge import no `node:` module and do
  *   not reference the Node globals `Buffer` and `process`.
  *
@@ -21,6 +21,7 @@ import { readFile, readdir } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { layerProblem } from "./check-layers.ts";
 
 const RUNTIME_DEPENDENCY_FIELDS = [
   "dependencies",
@@ -50,7 +51,7 @@ export async function checkProject(rootDir: string): Promise<string[]> {
     return [...problems, "src:1: directory not found or unreadable"];
   }
   for (const file of files) {
-    const rel = relative(rootDir, file).split(sep).join("/");
+    const rel = toSlashes(relative(rootDir, file));
     const text = await readFile(file, "utf8");
     const core = CORE_DIRS.some((d) => rel.startsWith(`src/${d}/`));
     for (const p of checkSource(text, file, srcDir, core)) problems.push(`${rel}:${p.line}: ${p.message}`);
@@ -165,6 +166,9 @@ function checkSource(text: string, file: string, srcDir: string, core: boolean):
       const fromSrc = relative(srcDir, target);
       if (fromSrc === ".." || fromSrc.startsWith(`..${sep}`)) {
         out.push({ line, message: `relative import "${spec}" leaves src/` });
+      } else {
+        const layers = layerProblem(toSlashes(relative(srcDir, file)), toSlashes(fromSrc));
+        if (layers !== undefined) out.push({ line, message: layers });
       }
     } else {
       const hint = builtinModules.includes(spec) ? ` (write "node:${spec}")` : "";
@@ -178,6 +182,8 @@ function checkSource(text: string, file: string, srcDir: string, core: boolean):
   }
   return out;
 }
+
+const toSlashes = (path: string): string => path.split(sep).join("/");
 
 interface ImportRef {
   offset: number;
@@ -384,7 +390,7 @@ async function main(): Promise<void> {
     console.error(`check-deps: ${problems.length} problem(s)`);
     process.exitCode = 1;
   } else {
-    console.log("check-deps: ok (no runtime dependencies; src/ imports only relative paths and node: built-ins)");
+    console.log("check-deps: ok (no runtime dependencies; src/ imports only relative paths and node: built-ins, in layer order)");
   }
 }
 

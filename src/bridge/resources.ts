@@ -4,7 +4,7 @@
  * (list, then `filter`; check `allows(uri)` before a read; then `buildResourceContext`).
  */
 import type { ResourceContents } from "../mcp/types.ts";
-import { compileGlobs, type GlobMatcher } from "./glob.ts";
+import { compileGlobs, type GlobMatcher } from "../util/glob.ts";
 import { base64Bytes, cutMarker, formatBytes } from "./results.ts";
 import { neutralizeMarkers, type UntrustedWrapper } from "./untrusted.ts";
 
@@ -12,7 +12,7 @@ import { neutralizeMarkers, type UntrustedWrapper } from "./untrusted.ts";
 export const DEFAULT_MAX_CONTEXT_BYTES = 64 * 1024;
 
 /**
- * A server's `resourceFilter`: globs on resource URIs (see `glob.ts`). With no globs
+ * A server's `resourceFilter`: globs on resource URIs (see `util/glob.ts`). With no globs
  * (`undefined`) every URI passes; an empty list lets nothing through.
  */
 export class ResourceFilter {

@@ -16,7 +16,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "./message.ts";
-import type { Transport } from "../transport/transport.ts";
+import type { Transport } from "./transport.ts";
 import { InboundRequests, type Reply, type RequestContext } from "./inbound.ts";
 import { OutboundRequests } from "./outbound.ts";
 

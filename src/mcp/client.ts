@@ -13,7 +13,7 @@
 import { BridgeError, ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer } from "../jsonrpc/peer.ts";
-import type { Transport } from "../transport/transport.ts";
+import type { Transport } from "../jsonrpc/transport.ts";
 import { Emitter } from "../util/emitter.ts";
 import type { CallOptions, ElicitationContext, McpClientEvents, McpClientOptions } from "./client-types.ts";
 import type { StructuredContentChecker } from "./output-check.ts";

@@ -5,7 +5,7 @@
  */
 import { BridgeError, ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import { JsonRpcPeer, type NotifyOptions, type PeerOptions, type RequestContext, type RequestOptions } from "../jsonrpc/peer.ts";
-import type { Transport } from "../transport/transport.ts";
+import type { Transport } from "../jsonrpc/transport.ts";
 import {
   LOGGING_LEVELS,
   type ClientCapabilities,

@@ -14,7 +14,7 @@
  */
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { PeerOptions } from "../jsonrpc/peer.ts";
-import type { Transport } from "../transport/transport.ts";
+import type { Transport } from "../jsonrpc/transport.ts";
 import {
   ServerRegistry,
   type ArgumentCompleters,

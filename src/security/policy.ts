@@ -5,7 +5,7 @@
  * Nothing here throws at call time: `ToolPolicy.permits` answers yes or no, `ApprovalGate.check`
  * resolves to `{ ok }`, so the bridge can turn a refusal into an error result (DECISIONS.md 8).
  */
-import { compileGlob, type GlobMatcher } from "../bridge/glob.ts";
+import { compileGlob, type GlobMatcher } from "../util/glob.ts";
 import type { TrustLevel } from "../config/types.ts";
 
 /**
@@ -70,7 +70,7 @@ export function serverLabel(server: string | undefined): string {
 
 export interface ToolPolicyOptions {
   /**
-   * Globs (see `bridge/glob.ts`): when given, only matching tools are exposed. Undefined means
+   * Globs (see `util/glob.ts`): when given, only matching tools are exposed. Undefined means
    * every tool; an empty list means none (an explicit list is taken literally).
    */
   allow?: readonly string[];

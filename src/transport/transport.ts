@@ -1,52 +1,6 @@
 /**
- * The transport contract. Every adapter (stdio, HTTP, SSE, TCP, in-memory) implements it, and
- * the JSON-RPC peer is its only consumer.
+ * The transport contract lives in jsonrpc/transport.ts, beside the peer that consumes it, so
+ * that jsonrpc/ imports nothing from transport/ (docs/decisions.md NN-layers). This re-export
+ * keeps the old import path working.
  */
-import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/message.ts";
-
-/** Routing hints for {@link Transport.send}. */
-export interface TransportSendOptions {
-  /**
-   * The incoming request this message belongs to (a progress or log notification, or a
-   * sampling request sent while handling it). Streamable HTTP puts such messages on that
-   * request's response stream; other transports ignore it.
-   */
-  relatedRequestId?: JsonRpcId;
-}
-
-/**
- * A bidirectional message channel.
- *
- * Rules every implementation keeps:
- * - `start()` is called once before `send()`; it resolves when messages can flow (the child is
- *   spawned, the stream is open). It rejects with a `BridgeError` (e.g. `SPAWN_FAILED`).
- * - Messages are delivered to `onmessage` in the order they were received, one parsed JSON value
- *   per call (a batch arrives as one array). The transport does not validate JSON-RPC shape; the
- *   peer does.
- * - `send()` resolves once the message is handed to the underlying channel (not when the other
- *   side has read it). Messages are written in call order. After close, `send()` rejects with
- *   `BridgeError CLOSED`.
- * - Undecodable input (not JSON, invalid UTF-8, a line over the limit) is reported to `onerror`
- *   as a `BridgeError` (`PARSE_ERROR`, `INVALID_UTF8`, `LINE_TOO_LONG`) and never closes the
- *   transport. Junk is not fatal. One exception: a client transport reading a server's stdout
- *   only logs and counts lines that are not JSON (servers print banners); it still reports
- *   `LINE_TOO_LONG`, since that may have been a response.
- * - `onclose` is called exactly once, whether the close came from `close()` or from the other
- *   side (EOF, process exit, dropped socket). `reason` explains an unexpected end (exit code,
- *   signal, last stderr lines); it is absent for a requested close.
- * - `close()` is idempotent: later calls return the same promise. It resolves when the channel's
- *   resources (child processes, sockets) are released.
- */
-export interface Transport {
-  start(): Promise<void>;
-  send(message: JsonRpcMessage | JsonRpcMessage[], options?: TransportSendOptions): Promise<void>;
-  close(): Promise<void>;
-  onmessage?: (message: unknown) => void;
-  onerror?: (error: Error) => void;
-  onclose?: (reason?: Error) => void;
-  /**
-   * Called by the MCP layer once a protocol version is negotiated (HTTP transports put it in
-   * a header; others ignore it).
-   */
-  setProtocolVersion?: (version: string) => void;
-}
+export type { Transport, TransportSendOptions } from "../jsonrpc/transport.ts";

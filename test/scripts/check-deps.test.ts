@@ -388,6 +388,7 @@ describe("scripts/check-deps.ts as a program", () => {
     await mkdir(join(root, "scripts"), { recursive: true });
     const copy = join(root, "scripts", "check-deps.ts");
     await copyFile(scriptPath, copy);
+    await copyFile(join(repoRoot, "scripts", "check-layers.ts"), join(root, "scripts", "check-layers.ts"));
     const r = await runScript(copy);
     assert.equal(r.code, 1);
     const lines = r.stderr.trim().split("\n");

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { compileGlob, compileGlobs } from "../../src/bridge/glob.ts";
+import { compileGlob, compileGlobs } from "../../src/util/glob.ts";
 
 /** Asserts which inputs a pattern matches and which it does not. */
 function check(pattern: string, yes: string[], no: string[]): void {

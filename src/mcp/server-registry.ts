@@ -285,7 +285,7 @@ export class ServerRegistry {
   }
 
   private add<E>(map: Map<string, E>, key: string, entry: E, list: ChangedList, what: string): Registration {
-    if (map.has(key)) throw new BridgeError("INVALID_STATE", `${what} ${JSON.stringify(key)} is already registered (remove it first)`, { details: { [what]: key } });
+    if (map.has(key)) throw new BridgeError("INVALID_STATE", `${what} ${JSON.stringify(key)} is already registered (remove it first)`, { details: { kind: what, key } });
     map.set(key, entry);
     this.defsCache.clear();
     this.changed(list);

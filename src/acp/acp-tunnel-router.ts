@@ -47,7 +47,7 @@ export class AcpTunnelRouter {
   /** Opens the tunnel for a declared server key. Throws if one is open for it already. */
   open(key: string): AcpTunnelTransport {
     if (this.closed) throw new BridgeError("CLOSED", "MCP over ACP: the ACP connection is closed");
-    if (this.tunnels.has(key)) throw new BridgeError("INVALID_MESSAGE", `MCP over ACP: a tunnel for ${key} is already open`);
+    if (this.tunnels.has(key)) throw new BridgeError("INVALID_STATE", `MCP over ACP: a tunnel for ${key} is already open; close it first`);
     const tunnel = new AcpTunnelTransport({
       key,
       link: this.link,

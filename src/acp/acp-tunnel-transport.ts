@@ -120,7 +120,7 @@ export class AcpTunnelTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (this.started) throw new Error(`MCP over ACP ${this.key}: start() called twice`);
+    if (this.started) throw new BridgeError("INVALID_STATE", `MCP over ACP ${this.key}: start() called twice`);
     if (this.closed) throw new BridgeError("CLOSED", `MCP over ACP ${this.key}: tunnel is closed`);
     this.started = true;
   }
@@ -265,7 +265,7 @@ export class AcpTunnelTransport implements Transport {
 
 /** ACP's answer to a request that was cancelled. */
 function requestCancelled(): RpcError {
-  return new RpcError(-32800, "Request cancelled");
+  return new RpcError(ErrorCode.RequestCancelled, "Request cancelled");
 }
 
 /** The inner error response that stands for an outer request that failed. */

@@ -6,7 +6,7 @@ import { BridgeError, ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import { IdTable, type JsonRpcId, type JsonRpcParams } from "../jsonrpc/message.ts";
 import type { JsonRpcPeer, PeerOptions, RequestContext } from "../jsonrpc/peer.ts";
 import type { Conductor } from "./conductor.ts";
-import { ACP_METHODS, AcpErrorCode } from "./types.ts";
+import { ACP_METHODS } from "./types.ts";
 
 /** Forwarded requests that can still be cancelled, by their id on the side they came from. */
 export type CancelsById = IdTable<AbortController>;
@@ -44,7 +44,7 @@ export async function forwardRequest(
     return await to.request(method, params as JsonRpcParams | undefined, { signal: controller.signal });
   } catch (err) {
     if (err instanceof BridgeError && err.code === "CANCELLED") {
-      throw new RpcError(AcpErrorCode.RequestCancelled, "Request cancelled", { requestId: ctx.id });
+      throw new RpcError(ErrorCode.RequestCancelled, "Request cancelled", { requestId: ctx.id });
     }
     if (err instanceof BridgeError) throw new RpcError(ErrorCode.InternalError, `conductor: ${method} could not be forwarded: ${err.message}`);
     throw err;

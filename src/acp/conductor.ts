@@ -15,7 +15,7 @@
  *   editor going away). A shim or provider that fails is reported through `onEvent`; the
  *   session goes on without that server.
  */
-import { errorMessage } from "../jsonrpc/errors.ts";
+import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { IdTable, type JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer, type RequestContext } from "../jsonrpc/peer.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
@@ -98,7 +98,7 @@ export class Conductor {
 
   /** Starts the agent, then serves the editor on `editor`. */
   async start(editor: Transport): Promise<void> {
-    if (this.editor) throw new Error("Conductor: start() called twice");
+    if (this.editor) throw new BridgeError("INVALID_STATE", "Conductor: start() called twice; make a new Conductor");
     const peerOptions = relayPeerOptions(this.options.requestTimeoutMs ?? DAY_MS);
     const a = this.options.agent;
     this.agentTransport = isTransport(a) ? a : new StdioClientTransport({

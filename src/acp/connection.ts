@@ -19,7 +19,7 @@
  * - Methods starting with `_` go to handlers set with {@link AcpAgentConnection.setRequestHandler}
  *   / `setNotificationHandler`, else to `Agent.onExtMethod` / `onExtNotification`.
  */
-import { errorMessage, RpcError } from "../jsonrpc/errors.ts";
+import { ErrorCode, errorMessage, RpcError } from "../jsonrpc/errors.ts";
 import { IdTable, type JsonRpcId, type JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer, type RequestContext, type RequestOptions } from "../jsonrpc/peer.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
@@ -27,7 +27,6 @@ import type { Transport } from "../transport/transport.ts";
 import {
   ACP_METHODS,
   ACP_PROTOCOL_VERSION,
-  AcpErrorCode,
   SUPPORTED_ACP_VERSIONS,
   type CancelNotification,
   type ClientCapabilities,
@@ -89,12 +88,12 @@ export interface AcpAgentConnectionOptions {
 
 /** The `-32002` error for a session id this agent does not know: `data.sessionId` names it. */
 export function sessionNotFound(sessionId: string): RpcError {
-  return new RpcError(AcpErrorCode.ResourceNotFound, `Resource not found: session ${JSON.stringify(sessionId)}`, { sessionId });
+  return new RpcError(ErrorCode.ResourceNotFound, `Resource not found: session ${JSON.stringify(sessionId)}`, { sessionId });
 }
 
 /** A `-32602` error: `what` says which field is wrong and how. */
 export function invalidParams(what: string, data?: unknown): RpcError {
-  return new RpcError(AcpErrorCode.InvalidParams, `Invalid params: ${what}`, data);
+  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${what}`, data);
 }
 
 /** Echo the client's version when we speak it, else answer our latest (the client decides). */
@@ -236,7 +235,7 @@ export class AcpAgentConnection {
     const session = <P, R>(method: string, read: (p: Record<string, unknown>) => P, call: ((p: P, c: AcpRequestContext) => MaybePromise<R>) | undefined) => {
       peer.setRequestHandler(method, (p, ctx) =>
         this.run(ctx, (c) => {
-          if (call === undefined) throw new RpcError(AcpErrorCode.MethodNotFound, `Method not found: ${method}`, { method });
+          if (call === undefined) throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`, { method });
           return call(read(paramsObject(p)), c);
         }),
       );
@@ -264,7 +263,7 @@ export class AcpAgentConnection {
         const extra = this.extraRequests.get(method);
         if (extra !== undefined) return extra(p, c);
         if (method.startsWith("_") && a.onExtMethod !== undefined) return a.onExtMethod(method, isObject(p) ? p : {}, c);
-        throw new RpcError(AcpErrorCode.MethodNotFound, `Method not found: ${method}`, { method });
+        throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`, { method });
       });
     peer.fallbackNotificationHandler = (method, p) => {
       if (this.initialized === undefined) return;
@@ -287,7 +286,7 @@ export class AcpAgentConnection {
    */
   private async run<T>(ctx: RequestContext, handler: (c: AcpRequestContext) => MaybePromise<T>, needsInit = true): Promise<T> {
     if (needsInit && this.initialized === undefined) {
-      throw new RpcError(AcpErrorCode.InvalidRequest, `Invalid request: ${ctx.method} before initialize; send initialize first`);
+      throw new RpcError(ErrorCode.InvalidRequest, `Invalid request: ${ctx.method} before initialize; send initialize first`);
     }
     const controller = new AbortController();
     const onClose = (): void => controller.abort(ctx.signal.reason);
@@ -382,5 +381,5 @@ function isImplementation(v: unknown): v is Implementation {
 }
 
 function cancelledError(requestId: JsonRpcId): RpcError {
-  return new RpcError(AcpErrorCode.RequestCancelled, "Request cancelled", { requestId });
+  return new RpcError(ErrorCode.RequestCancelled, "Request cancelled", { requestId });
 }

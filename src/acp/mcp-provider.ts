@@ -74,7 +74,7 @@ export class McpProvider {
 
   /** Sets the link `server_to_client` envelopes are sent on. Call once, before {@link declare}. */
   attach(link: AcpMessageLink): void {
-    if (this.router) throw new Error(`provider "${this.name}": attach() called twice`);
+    if (this.router) throw new BridgeError("INVALID_STATE", `provider "${this.name}": attach() called twice`);
     this.router = new AcpTunnelRouter({ link, side: "server", binding: this.binding, outerTimeoutMs: this.options.outerTimeoutMs });
   }
 
@@ -147,7 +147,7 @@ export class McpProvider {
 
   private async open(key: string): Promise<Declared> {
     const router = this.router;
-    if (!router) throw new Error(`provider "${this.name}": attach() a link before declaring`);
+    if (!router) throw new BridgeError("INVALID_STATE", `provider "${this.name}": attach() a link before declaring`);
     const tunnel = router.open(key);
     const entry: Declared = { tunnel, session: undefined, initialized: false };
     this.declared.set(key, entry);

@@ -15,19 +15,13 @@ export const ACP_PROTOCOL_VERSION = 1;
 /** Every ACP version this library can speak, newest first. */
 export const SUPPORTED_ACP_VERSIONS: readonly number[] = [1];
 
-/** ACP's JSON-RPC error codes. */
-export const AcpErrorCode = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  /** The request was cancelled with `$/cancel_request`. */
-  RequestCancelled: -32800,
-  AuthRequired: -32000,
-  /** A resource, such as a session, does not exist; `data.sessionId` names an unknown session. */
-  ResourceNotFound: -32002,
-} as const;
+/**
+ * ACP's JSON-RPC error codes: the shared {@link ErrorCode} table, which holds ACP's own
+ * (`RequestCancelled` -32800, `AuthRequired` -32000); `ResourceNotFound` (-32002) with
+ * `data.sessionId` names an unknown session.
+ * @deprecated Use `ErrorCode`; this name stays as an alias of the same object.
+ */
+export { ErrorCode as AcpErrorCode } from "../jsonrpc/errors.ts";
 
 /** Method names, by direction. */
 export const ACP_METHODS = {

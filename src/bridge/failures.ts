@@ -110,11 +110,19 @@ export function fromError(err: unknown, context: { server: string; tool: string 
           `${tool} on ${server} returned structured content that mcp-bridge could not check against its declared output schema (checking it needs more work than the validator allows), so the result was withheld. Retrying will not help; the user can turn output validation off for a server they trust. The validator's report follows.`,
           { detail: err.message },
         );
-      default:
+      case "LINE_TOO_LONG":
+      case "PARSE_ERROR":
+      case "INVALID_UTF8":
+      case "INVALID_MESSAGE":
+      case "UNSUPPORTED_VERSION":
+      case "INVALID_RESULT":
         return errorResult(
           "protocol",
           `${server} sent a malformed reply to the call of ${tool} (${err.code}). Retrying is unlikely to help.`,
         );
+      default:
+      // Local refusals and misuse (policy, paths, secrets, INVALID_STATE) are not the server's
+      // doing: they are reported below as failures inside mcp-bridge, with their message.
     }
   }
   if (err instanceof RpcError) return fromRpcError(err, call, tool, server);

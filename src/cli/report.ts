@@ -45,6 +45,35 @@ const EXIT_OF_BRIDGE_CODE: Record<BridgeErrorCode, ExitCodeValue> = {
   OUTPUT_SCHEMA_MISMATCH: ExitCode.Protocol,
   OUTPUT_SCHEMA_UNDECIDED: ExitCode.Protocol,
   LIMIT_EXCEEDED: ExitCode.Protocol,
+  // Misuse of the API by our own code: nothing the user or the server can fix.
+  INVALID_STATE: ExitCode.Failed,
+  // An unresolvable secret:// cannot reach the server (docs/decisions.md 69).
+  SECRET_UNRESOLVED: ExitCode.Connect,
+  COMMAND_NOT_FOUND: ExitCode.Connect,
+  COMMAND_NOT_EXECUTABLE: ExitCode.Connect,
+  // Refusals by a security check, path confinement and the manager's resource calls: the CLI
+  // polices nothing itself (docs/decisions.md 71) and reported these as plain failures before
+  // they were BridgeErrors; they keep exit 1.
+  INVALID_COMMAND: ExitCode.Failed,
+  COMMAND_NOT_ALLOWED: ExitCode.Failed,
+  INVALID_ENV: ExitCode.Failed,
+  INVALID_URL: ExitCode.Failed,
+  URL_SCHEME_NOT_ALLOWED: ExitCode.Failed,
+  INSECURE_URL: ExitCode.Failed,
+  URL_CREDENTIALS: ExitCode.Failed,
+  HOST_NOT_ALLOWED: ExitCode.Failed,
+  NUL_BYTE: ExitCode.Failed,
+  ROOT_NOT_FOUND: ExitCode.Failed,
+  ESCAPES_ROOT: ExitCode.Failed,
+  OUTSIDE_ROOT: ExitCode.Failed,
+  SYMLINK_ESCAPE: ExitCode.Failed,
+  BROKEN_SYMLINK: ExitCode.Failed,
+  IO_ERROR: ExitCode.Failed,
+  UNKNOWN_SERVER: ExitCode.Failed,
+  NOT_READY: ExitCode.Failed,
+  RESOURCES_DISABLED: ExitCode.Failed,
+  RESOURCE_FILTERED: ExitCode.Failed,
+  REQUEST_FAILED: ExitCode.Failed,
 };
 
 const KIND: Record<ExitCodeValue, string> = {

@@ -15,26 +15,42 @@
 import { constants as fsConstants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { isAbsolute, resolve as resolvePath } from "node:path";
+import { BridgeError, type BridgeErrorOptions } from "../jsonrpc/errors.ts";
 import { findSecretReference } from "./credentials.ts";
 import type { McpServerConfig } from "./types.ts";
 
 export { findSecretReference, isCredentialKey, type SecretReference } from "./credentials.ts";
 export { findPlaintextCredentials } from "./parse-common.ts";
 
-/** A secret could not be resolved. `message` names the reference(s), never a value. */
-export class SecretError extends Error {
-  readonly code = "SECRET_UNRESOLVED";
+/**
+ * A secret could not be resolved. `message` names the reference(s), never a value; `details`
+ * holds `reference` and, when several failed, `references`.
+ *
+ * ```ts
+ * throw new SecretError("SECRET_UNRESOLVED", "secret://vault/x is sealed", { details: { reference: "secret://vault/x" } });
+ * ```
+ */
+export class SecretError extends BridgeError {
+  declare readonly code: "SECRET_UNRESOLVED";
   /** The (first) reference that failed, e.g. `secret://env/GITHUB_TOKEN`. */
   readonly reference: string;
   /** Every reference that failed, in config order (env first, then headers). */
   readonly references: readonly string[];
 
-  constructor(reference: string, message: string, options: { cause?: unknown; references?: string[] } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(
+    code: "SECRET_UNRESOLVED",
+    message: string,
+    options: Omit<BridgeErrorOptions, "details"> & { details: { reference: string; references?: string[] } },
+  ) {
+    super(code, message, options);
     this.name = "SecretError";
-    this.reference = reference;
-    this.references = options.references ?? [reference];
+    this.reference = options.details.reference;
+    this.references = options.details.references ?? [this.reference];
   }
+}
+
+function unresolved(reference: string, message: string, cause?: unknown): SecretError {
+  return new SecretError("SECRET_UNRESOLVED", message, { cause, details: { reference } });
 }
 
 /** Turns the part after `secret://<scheme>/` into the secret. May be async. */
@@ -80,13 +96,13 @@ export class SecretResolvers {
   async resolve(reference: string): Promise<string> {
     const parsed = findSecretReference(reference);
     const shown = showReference(reference);
-    if (parsed === undefined || parsed.prefix !== "") throw new SecretError(shown, `${shown} is not a secret:// reference`);
+    if (parsed === undefined || parsed.prefix !== "") throw unresolved(shown, `${shown} is not a secret:// reference`);
     if (!SCHEME.test(parsed.scheme) || !reference.startsWith(`secret://${parsed.scheme}/`)) {
-      throw new SecretError(shown, `${shown} is malformed (expected secret://<scheme>/<name>)`);
+      throw unresolved(shown, `${shown} is malformed (expected secret://<scheme>/<name>)`);
     }
     const resolver = this.resolvers.get(parsed.scheme);
     if (resolver === undefined) {
-      throw new SecretError(shown, `${shown}: no resolver registered for ${JSON.stringify(parsed.scheme)}`);
+      throw unresolved(shown, `${shown}: no resolver registered for ${JSON.stringify(parsed.scheme)}`);
     }
     let value: unknown;
     try {
@@ -95,39 +111,39 @@ export class SecretResolvers {
       // Our own errors are written to be shown; a foreign error's text is unknown, so it
       // travels only as `cause`.
       if (err instanceof SecretError) throw err;
-      throw new SecretError(shown, `${shown}: the ${JSON.stringify(parsed.scheme)} resolver failed`, { cause: err });
+      throw unresolved(shown, `${shown}: the ${JSON.stringify(parsed.scheme)} resolver failed`, err);
     }
     if (typeof value !== "string") {
-      throw new SecretError(shown, `${shown}: the resolver returned ${value === null ? "null" : typeof value}, not a string`);
+      throw unresolved(shown, `${shown}: the resolver returned ${value === null ? "null" : typeof value}, not a string`);
     }
-    if (value === "") throw new SecretError(shown, `${shown} resolved to an empty value`);
+    if (value === "") throw unresolved(shown, `${shown} resolved to an empty value`);
     return value;
   }
 
   private fromEnv(name: string): string {
     const shown = showReference(`secret://env/${name}`);
-    if (name === "" || name.includes("=") || name.includes("\0")) throw new SecretError(shown, `${shown} does not name a variable`);
+    if (name === "" || name.includes("=") || name.includes("\0")) throw unresolved(shown, `${shown} does not name a variable`);
     const value = (this.options.env ?? process.env)[name];
-    if (value === undefined) throw new SecretError(shown, `${shown} is not set`);
+    if (value === undefined) throw unresolved(shown, `${shown} is not set`);
     return value;
   }
 
   private async fromFile(ref: string): Promise<string> {
     const shown = showReference(`secret://file/${ref}`);
-    if (ref === "") throw new SecretError(shown, `${shown} names no file`);
-    if (ref.includes("\0")) throw new SecretError(shown, `${shown}: the path contains a NUL character`);
+    if (ref === "") throw unresolved(shown, `${shown} names no file`);
+    if (ref.includes("\0")) throw unresolved(shown, `${shown}: the path contains a NUL character`);
     const path = isAbsolute(ref) ? ref : resolvePath(this.options.baseDir ?? process.cwd(), ref);
     const where = path === ref ? "" : ` (resolved to ${showReference(path)})`;
     const max = this.options.maxFileBytes ?? 64 * 1024;
     let bytes: Uint8Array;
     try {
       // stat first and open non-blocking: a FIFO or device must not hang or flood us.
-      if (!(await stat(path)).isFile()) throw new SecretError(shown, `${shown}${where} is not a regular file`);
+      if (!(await stat(path)).isFile()) throw unresolved(shown, `${shown}${where} is not a regular file`);
       const handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
       try {
         const buffer = new Uint8Array(max + 1);
         const { bytesRead } = await handle.read(buffer, 0, max + 1, 0);
-        if (bytesRead > max) throw new SecretError(shown, `${shown}${where} is larger than ${max} bytes`);
+        if (bytesRead > max) throw unresolved(shown, `${shown}${where} is larger than ${max} bytes`);
         bytes = buffer.subarray(0, bytesRead);
       } finally {
         await handle.close();
@@ -135,13 +151,13 @@ export class SecretResolvers {
     } catch (err) {
       if (err instanceof SecretError) throw err;
       const code = (err as NodeJS.ErrnoException).code ?? "unknown error";
-      throw new SecretError(shown, `${shown}${where} cannot be read (${code})`, { cause: err });
+      throw unresolved(shown, `${shown}${where} cannot be read (${code})`, err);
     }
     let text: string;
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch {
-      throw new SecretError(shown, `${shown}${where} is not UTF-8 text`);
+      throw unresolved(shown, `${shown}${where} is not UTF-8 text`);
     }
     return text.endsWith("\r\n") ? text.slice(0, -2) : text.endsWith("\n") ? text.slice(0, -1) : text;
   }
@@ -179,7 +195,7 @@ export async function resolveSecrets(
   results.forEach((result, i) => {
     const { kind, key } = entries[i]!;
     if (result instanceof SecretError) {
-      failures.push(new SecretError(result.reference, `${kind} ${key}: ${result.message}`, { cause: result.cause }));
+      failures.push(unresolved(result.reference, `${kind} ${key}: ${result.message}`, result.cause));
       return;
     }
     if (result.secret !== undefined) secrets.add(result.secret);
@@ -187,9 +203,9 @@ export async function resolveSecrets(
   });
   if (failures.length > 0) {
     const label = `server ${JSON.stringify(config.name)}`;
-    throw new SecretError(failures[0]!.reference, `${label}: ${failures.map((f) => f.message).join("; ")}`, {
+    throw new SecretError("SECRET_UNRESOLVED", `${label}: ${failures.map((f) => f.message).join("; ")}`, {
       cause: failures[0]!.cause,
-      references: failures.map((f) => f.reference),
+      details: { reference: failures[0]!.reference, references: failures.map((f) => f.reference) },
     });
   }
   const out: McpServerConfig = { ...config };
@@ -211,12 +227,12 @@ async function resolveValue(
   try {
     secret = await registry.resolve(found.text);
   } catch (err) {
-    return err instanceof SecretError ? err : new SecretError(shown, `${shown} could not be resolved`, { cause: err });
+    return err instanceof SecretError ? err : unresolved(shown, `${shown} could not be resolved`, err);
   }
   const bad = kind === "header" ? /[\r\n\0]/ : /\0/;
   if (bad.test(secret)) {
     const chars = kind === "header" ? "CR, LF or NUL" : "a NUL character";
-    return new SecretError(shown, `${shown} resolved to a value containing ${chars}`);
+    return unresolved(shown, `${shown} resolved to a value containing ${chars}`);
   }
   return { value: found.prefix + secret, secret };
 }

@@ -3,11 +3,18 @@
  *
  * - {@link RpcError} carries a numeric JSON-RPC code and goes on the wire.
  * - {@link BridgeError} carries a stable string code and never goes on the wire; it is what
- *   callers of this library catch and switch on (`err.code === "TIMEOUT"`).
+ *   callers of this library catch and switch on (`err.code === "TIMEOUT"`). It is the one base
+ *   of every local error class (`PolicyError`, `PathError`, `SecretError`, `ManagerError`,
+ *   `CommandNotFoundError`, `AuthError`), all built as `(code, message, { cause, details })`;
+ *   a subclass only narrows `code` and names fields of its `details`. A refusal (we did not
+ *   try; change the configuration) differs from a failure by its code: see {@link RefusalCode}.
  */
 import type { JsonRpcErrorObject } from "./message.ts";
 
-/** Standard JSON-RPC codes and the MCP-specific ones this library uses. */
+/**
+ * The JSON-RPC error codes this library sends or reads: the standard ones, MCP's and ACP's.
+ * Every wire code in the source comes from here.
+ */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
@@ -18,6 +25,12 @@ export const ErrorCode = {
   ResourceNotFound: -32002,
   /** MCP 2025-11-25: URL elicitation required. */
   UrlElicitationRequired: -32042,
+  /** JSON-RPC's first implementation-defined server error; the HTTP servers refuse with it. */
+  ServerError: -32000,
+  /** ACP: authentication required (the same number as `ServerError`). */
+  AuthRequired: -32000,
+  /** ACP (and LSP): the request was cancelled (`$/cancel_request`). */
+  RequestCancelled: -32800,
 } as const;
 
 /** An error that is, or came from, a JSON-RPC error object on the wire. */
@@ -70,7 +83,54 @@ export type BridgeErrorCode =
   /** HTTP 401/403 from a server; see `AuthError` in the HTTP client for the parsed challenge. */
   | "AUTH_FAILED"
   /** An HTTP status or stream failure that is not one of the above. */
-  | "HTTP_ERROR";
+  | "HTTP_ERROR"
+  /** API misuse: a method called in a state that does not allow it ("already connected"). */
+  | "INVALID_STATE"
+  /** A `secret://` reference could not be resolved (`SecretError`). */
+  | "SECRET_UNRESOLVED"
+  /** A command resolved to a file that may not be executed (`CommandNotFoundError`, or a refusal). */
+  | "COMMAND_NOT_EXECUTABLE"
+  /** A command that is nowhere to be found (`CommandNotFoundError`, or a refusal). */
+  | "COMMAND_NOT_FOUND"
+  | RefusalCode
+  | PathErrorCode
+  | ManagerErrorCode;
+
+/**
+ * Codes of a refusal (`PolicyError`, docs/decisions.md 22): a security check refused a
+ * configuration before anything was spawned or connected, and the fix is a change of
+ * configuration, not a retry. `COMMAND_NOT_FOUND` and `COMMAND_NOT_EXECUTABLE` are refusals
+ * too when a `PolicyError` carries them.
+ */
+export type RefusalCode =
+  | "INVALID_COMMAND"
+  | "COMMAND_NOT_ALLOWED"
+  | "INVALID_ENV"
+  | "INVALID_URL"
+  | "URL_SCHEME_NOT_ALLOWED"
+  | "INSECURE_URL"
+  | "URL_CREDENTIALS"
+  | "HOST_NOT_ALLOWED";
+
+/** Codes of `PathError` (security/paths.ts): a path refused or not checkable. */
+export type PathErrorCode =
+  | "NUL_BYTE"
+  | "ROOT_NOT_FOUND"
+  | "ESCAPES_ROOT"
+  | "OUTSIDE_ROOT"
+  | "SYMLINK_ESCAPE"
+  | "BROKEN_SYMLINK"
+  | "IO_ERROR";
+
+/** Codes of `ManagerError` (manager/resources.ts): a refused or failed resource or prompt request. */
+export type ManagerErrorCode = "UNKNOWN_SERVER" | "NOT_READY" | "RESOURCES_DISABLED" | "RESOURCE_FILTERED" | "REQUEST_FAILED";
+
+/** What every {@link BridgeError} constructor takes after its code and message. */
+export interface BridgeErrorOptions {
+  cause?: unknown;
+  /** Machine-readable context; never holds a secret. */
+  details?: Record<string, unknown>;
+}
 
 /**
  * A failure inside mcp-bridge (timeout, closed connection, dead process, bad input).
@@ -80,11 +140,7 @@ export class BridgeError extends Error {
   readonly code: BridgeErrorCode;
   readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(
-    code: BridgeErrorCode,
-    message: string,
-    options: { cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
+  constructor(code: BridgeErrorCode, message: string, options: BridgeErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "BridgeError";
     this.code = code;

@@ -400,8 +400,9 @@ function hasTools(client: McpClient): boolean {
 
 /** Restarting cannot fix a configuration problem or a server that speaks another protocol. */
 function isRetryable(err: unknown): boolean {
+  if (err instanceof SecretError || err instanceof PolicyError || err instanceof RpcError) return false;
   if (err instanceof BridgeError) return !NOT_RETRYABLE.has(err.code);
-  return !(err instanceof SecretError || err instanceof PolicyError || err instanceof RpcError);
+  return true;
 }
 
 function abandonedError(): BridgeError {

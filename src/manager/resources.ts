@@ -12,24 +12,31 @@
  */
 import { buildResourceContext, ResourceFilter, type ResourceContext, type ResourceEntry } from "../bridge/resources.ts";
 import type { UntrustedWrapper } from "../bridge/untrusted.ts";
-import { errorMessage } from "../jsonrpc/errors.ts";
+import { BridgeError, errorMessage, type BridgeErrorOptions, type ManagerErrorCode } from "../jsonrpc/errors.ts";
 import type { CallOptions, McpClient } from "../mcp/client.ts";
 import type { CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceContents } from "../mcp/types.ts";
 import type { Redactor } from "../security/redact.ts";
 import type { ServerConnection } from "./connection.ts";
 import type { WarningKind } from "./events.ts";
 
-export type ManagerErrorCode = "UNKNOWN_SERVER" | "NOT_READY" | "RESOURCES_DISABLED" | "RESOURCE_FILTERED" | "REQUEST_FAILED";
+export type { ManagerErrorCode };
 
-/** A refused or failed resource or prompt request. `message` is redacted. */
-export class ManagerError extends Error {
-  readonly code: ManagerErrorCode;
+/**
+ * A refused or failed resource or prompt request. `message` is redacted; `details.server`
+ * names the server. Refusals (`RESOURCES_DISABLED`, `RESOURCE_FILTERED`) and unknown or
+ * unready servers are told apart from a failed request (`REQUEST_FAILED`) by the code.
+ */
+export class ManagerError extends BridgeError {
+  declare readonly code: ManagerErrorCode;
   readonly server: string;
-  constructor(code: ManagerErrorCode, server: string, message: string) {
-    super(message);
+  constructor(
+    code: ManagerErrorCode,
+    message: string,
+    options: Omit<BridgeErrorOptions, "details"> & { details: { server: string } },
+  ) {
+    super(code, message, options);
     this.name = "ManagerError";
-    this.code = code;
-    this.server = server;
+    this.server = options.details.server;
   }
 }
 
@@ -171,11 +178,11 @@ async function readRaw(deps: ResourceDeps, server: string, uri: string, options:
   const conn = readyConnection(deps, server);
   const label = `server ${JSON.stringify(server)}`;
   if (!conn.config.resources) {
-    throw new ManagerError("RESOURCES_DISABLED", server, `${label} does not expose resources (resources: false in its config)`);
+    throw new ManagerError("RESOURCES_DISABLED", `${label} does not expose resources (resources: false in its config)`, { details: { server } });
   }
   if (!new ResourceFilter(conn.config.resourceFilter).allows(uri)) {
     const shown = deps.redactor.redact(JSON.stringify(uri.slice(0, 512)));
-    throw new ManagerError("RESOURCE_FILTERED", server, `${label}: resource ${shown} is outside its resourceFilter; add a matching glob to read it`);
+    throw new ManagerError("RESOURCE_FILTERED", `${label}: resource ${shown} is outside its resourceFilter; add a matching glob to read it`, { details: { server } });
   }
   return ask(deps, server, "reading a resource", (client) => client.readResource(uri, options));
 }
@@ -193,12 +200,12 @@ async function ask<T>(deps: ResourceDeps, server: string, what: string, request:
 function readyConnection(deps: ResourceDeps, server: string): ServerConnection {
   const conn = deps.connection(server);
   const label = `server ${JSON.stringify(server)}`;
-  if (conn === undefined) throw new ManagerError("UNKNOWN_SERVER", server, `there is no ${label} in this session`);
-  if (conn.state !== "ready") throw new ManagerError("NOT_READY", server, `${label} is ${conn.state}, not ready; try again when it is`);
+  if (conn === undefined) throw new ManagerError("UNKNOWN_SERVER", `there is no ${label} in this session`, { details: { server } });
+  if (conn.state !== "ready") throw new ManagerError("NOT_READY", `${label} is ${conn.state}, not ready; try again when it is`, { details: { server } });
   return conn;
 }
 
 /** The cause's text is redacted into the message; the cause itself is not kept (it may hold secrets). */
 function failure(deps: ResourceDeps, server: string, what: string, err: unknown): ManagerError {
-  return new ManagerError("REQUEST_FAILED", server, deps.redactor.redact(`server ${JSON.stringify(server)}: ${what} failed: ${errorMessage(err)}`));
+  return new ManagerError("REQUEST_FAILED", deps.redactor.redact(`server ${JSON.stringify(server)}: ${what} failed: ${errorMessage(err)}`), { details: { server } });
 }

@@ -66,7 +66,7 @@ export async function prepareServer(config: ResolvedServerConfig, options: Prepa
   }
   if (resolved.url === undefined || resolved.url === "") {
     throw new PolicyError("INVALID_URL", `${serverLabel(resolved.name)}: no url configured; set "url" to the server's endpoint`, {
-      server: resolved.name,
+      details: { server: resolved.name },
     });
   }
   const url = checkUrl(resolved.url, {

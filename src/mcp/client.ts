@@ -122,7 +122,7 @@ export class McpClient extends Emitter<McpClientEvents> {
    * `INVALID_RESULT`, `TIMEOUT`, `SPAWN_FAILED`, ...) after closing the transport.
    */
   async connect(transport: Transport, options: { signal?: AbortSignal } = {}): Promise<InitializeResult> {
-    if (this.peer) throw new BridgeError("INVALID_MESSAGE", "McpClient.connect: already connected");
+    if (this.peer) throw new BridgeError("INVALID_STATE", "McpClient.connect: already connected; close() first, or make a new McpClient");
     const peer = new JsonRpcPeer(transport, {
       requestTimeoutMs: this.options.requestTimeoutMs,
       batchesAllowed: () => allowsBatches(this.init?.protocolVersion),

@@ -3,7 +3,7 @@
  * session-independent handling of the requests that use them. Sessions own the lifecycle;
  * this module owns the answers.
  */
-import { ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
+import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcId } from "../jsonrpc/message.ts";
 import type { CompiledValidator } from "../schema/validate.ts";
 import type {
@@ -285,7 +285,7 @@ export class ServerRegistry {
   }
 
   private add<E>(map: Map<string, E>, key: string, entry: E, list: ChangedList, what: string): Registration {
-    if (map.has(key)) throw new Error(`${what} ${JSON.stringify(key)} is already registered (remove it first)`);
+    if (map.has(key)) throw new BridgeError("INVALID_STATE", `${what} ${JSON.stringify(key)} is already registered (remove it first)`, { details: { kind: what, key } });
     map.set(key, entry);
     this.defsCache.clear();
     this.changed(list);

@@ -44,17 +44,16 @@ export async function checkCommand(config: McpServerConfig, options: CheckComman
   const label = serverLabel(server);
   const command = config.command;
   if (command === undefined || command === "") {
-    throw new PolicyError("INVALID_COMMAND", `${label}: no command configured; set "command" to the server's executable`, { server });
+    throw new PolicyError("INVALID_COMMAND", `${label}: no command configured; set "command" to the server's executable`, { details: { server } });
   }
   if (command.includes("\0")) {
-    throw new PolicyError("INVALID_COMMAND", `${label}: the command contains a NUL byte; remove it`, { server });
+    throw new PolicyError("INVALID_COMMAND", `${label}: the command contains a NUL byte; remove it`, { details: { server } });
   }
   const badArg = (config.args ?? []).findIndex((arg) => arg.includes("\0"));
   if (badArg !== -1) {
     // The index only: argument values may be secrets.
     throw new PolicyError("INVALID_COMMAND", `${label}: argument ${badArg} contains a NUL byte; remove it`, {
-      server,
-      details: { argIndex: badArg },
+      details: { server, argIndex: badArg },
     });
   }
 
@@ -73,7 +72,7 @@ export async function checkCommand(config: McpServerConfig, options: CheckComman
     throw new PolicyError(
       "COMMAND_NOT_ALLOWED",
       `${label} is untrusted: command ${shown} is a relative path; use an absolute path, or mark the server trusted`,
-      { server, details: { command } },
+      { details: { server, command } },
     );
   }
   const allowList = options.allowList ?? [];
@@ -82,7 +81,7 @@ export async function checkCommand(config: McpServerConfig, options: CheckComman
       "COMMAND_NOT_ALLOWED",
       `${label} is untrusted: command ${shown} must be an absolute path or listed in allowCommands; ` +
         `mark the server trusted to allow PATH lookup`,
-      { server, details: { command } },
+      { details: { server, command } },
     );
   const byName = allowList.includes(command);
   const byPath = allowList.filter((entry) => isAbsolute(entry));
@@ -110,18 +109,17 @@ async function resolveOrExplain(
     if (!(err instanceof CommandNotFoundError)) throw err;
     const label = serverLabel(server);
     const shown = JSON.stringify(command);
-    if (err.code === "EACCES") {
+    if (err.code === "COMMAND_NOT_EXECUTABLE") {
       throw new PolicyError(
         "COMMAND_NOT_EXECUTABLE",
         `${label}: command ${shown} (${err.path ?? command}) is not executable; fix its permissions or the configured command`,
-        { server, cause: err, details: { command, path: err.path } },
+        { cause: err, details: { server, command, path: err.path } },
       );
     }
     const hint = hasSeparator(command) || isAbsolute(command) ? "check the path" : "is it on PATH? or give an absolute path";
     throw new PolicyError("COMMAND_NOT_FOUND", `${label}: command ${shown} not found (${hint})`, {
-      server,
       cause: err,
-      details: { command },
+      details: { server, command },
     });
   }
 }
@@ -135,24 +133,21 @@ async function checkExecutableFile(path: string, server: string): Promise<void> 
     isFile = (await stat(path)).isFile();
   } catch (err) {
     throw new PolicyError("COMMAND_NOT_FOUND", `${label}: command ${shown} does not exist; check the configured path`, {
-      server,
       cause: err,
-      details: { command: path },
+      details: { server, command: path },
     });
   }
   if (!isFile) {
     throw new PolicyError("COMMAND_NOT_FOUND", `${label}: command ${shown} is not a regular file; point "command" at the executable`, {
-      server,
-      details: { command: path },
+      details: { server, command: path },
     });
   }
   try {
     await access(path, fsConstants.X_OK);
   } catch (err) {
     throw new PolicyError("COMMAND_NOT_EXECUTABLE", `${label}: command ${shown} is not executable; fix its permissions (chmod +x)`, {
-      server,
       cause: err,
-      details: { command: path, path },
+      details: { server, command: path, path },
     });
   }
 }

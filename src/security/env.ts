@@ -31,14 +31,14 @@ export function childEnvFor(
       throw new PolicyError(
         "INVALID_ENV",
         `${serverLabel(server)}: environment variable name ${shown} is invalid (empty, or contains "=" or a NUL byte); rename it`,
-        { server, details: { variable: key } },
+        { details: { server, variable: key } },
       );
     }
     if (typeof value !== "string" || value.includes("\0")) {
       throw new PolicyError(
         "INVALID_ENV",
         `${serverLabel(server)}: the value of environment variable ${shown} is not a string without NUL bytes; fix it`,
-        { server, details: { variable: key } },
+        { details: { server, variable: key } },
       );
     }
   }

@@ -8,6 +8,9 @@
  */
 import { lstat, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { BridgeError, type BridgeErrorOptions, type PathErrorCode } from "../jsonrpc/errors.ts";
+
+export type { PathErrorCode };
 
 /**
  * - `NUL_BYTE`: the root or the path contains U+0000.
@@ -19,28 +22,26 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
  *   a dangling link creates its target, wherever that is).
  * - `IO_ERROR`: the file system refused to tell (e.g. EACCES).
  */
-export type PathErrorCode =
-  | "NUL_BYTE"
-  | "ROOT_NOT_FOUND"
-  | "ESCAPES_ROOT"
-  | "OUTSIDE_ROOT"
-  | "SYMLINK_ESCAPE"
-  | "BROKEN_SYMLINK"
-  | "IO_ERROR";
 
-/** A path refused by {@link resolveWithin}. The message says which rule and what to do. */
-export class PathError extends Error {
-  readonly code: PathErrorCode;
+/**
+ * A path refused by {@link resolveWithin}. The message says which rule and what to do;
+ * `details` holds `path` (as the user gave it) and `root`.
+ */
+export class PathError extends BridgeError {
+  declare readonly code: PathErrorCode;
   /** The path as the user gave it. */
   readonly path: string;
   readonly root: string;
 
-  constructor(code: PathErrorCode, message: string, path: string, root: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
+  constructor(
+    code: PathErrorCode,
+    message: string,
+    options: Omit<BridgeErrorOptions, "details"> & { details: { path: string; root: string } },
+  ) {
+    super(code, message, options);
     this.name = "PathError";
-    this.code = code;
-    this.path = path;
-    this.root = root;
+    this.path = options.details.path;
+    this.root = options.details.root;
   }
 }
 
@@ -60,7 +61,7 @@ export class PathError extends Error {
 export async function resolveWithin(root: string, userPath: string): Promise<string> {
   const shown = JSON.stringify(userPath);
   if (root.includes("\0") || userPath.includes("\0")) {
-    throw new PathError("NUL_BYTE", `path ${shown} contains a NUL byte; remove it`, userPath, root);
+    throw new PathError("NUL_BYTE", `path ${shown} contains a NUL byte; remove it`, { details: { path: userPath, root } });
   }
   const lexicalRoot = resolve(root);
   let realRoot: string;
@@ -70,9 +71,7 @@ export async function resolveWithin(root: string, userPath: string): Promise<str
     throw new PathError(
       "ROOT_NOT_FOUND",
       `root directory ${JSON.stringify(root)} cannot be resolved (${codeOf(err)}); create it or fix the configured root`,
-      userPath,
-      root,
-      err,
+      { cause: err, details: { path: userPath, root } },
     );
   }
 
@@ -82,8 +81,8 @@ export async function resolveWithin(root: string, userPath: string): Promise<str
   // may be spelt either way.
   if (!isInside(lexicalRoot, candidate) && !isInside(realRoot, candidate)) {
     throw absolute
-      ? new PathError("OUTSIDE_ROOT", `path ${shown} is outside the root ${JSON.stringify(root)}; use a path inside it`, userPath, root)
-      : new PathError("ESCAPES_ROOT", `path ${shown} leaves the root ${JSON.stringify(root)} through ".."; use a path inside it`, userPath, root);
+      ? new PathError("OUTSIDE_ROOT", `path ${shown} is outside the root ${JSON.stringify(root)}; use a path inside it`, { details: { path: userPath, root } })
+      : new PathError("ESCAPES_ROOT", `path ${shown} leaves the root ${JSON.stringify(root)} through ".."; use a path inside it`, { details: { path: userPath, root } });
   }
 
   // Walk up to the deepest component that exists (as anything, a dangling link included).
@@ -96,11 +95,11 @@ export async function resolveWithin(root: string, userPath: string): Promise<str
     } catch (err) {
       const code = codeOf(err);
       if (code !== "ENOENT" && code !== "ENOTDIR") {
-        throw new PathError("IO_ERROR", `path ${shown} cannot be checked (${code})`, userPath, root, err);
+        throw new PathError("IO_ERROR", `path ${shown} cannot be checked (${code})`, { cause: err, details: { path: userPath, root } });
       }
       const parent = dirname(existing);
       // Unreachable in practice: the root exists and the candidate is under it.
-      if (parent === existing) throw new PathError("ROOT_NOT_FOUND", `path ${shown}: no existing ancestor`, userPath, root, err);
+      if (parent === existing) throw new PathError("ROOT_NOT_FOUND", `path ${shown}: no existing ancestor`, { cause: err, details: { path: userPath, root } });
       missing.unshift(basename(existing));
       existing = parent;
     }
@@ -115,19 +114,16 @@ export async function resolveWithin(root: string, userPath: string): Promise<str
       throw new PathError(
         "BROKEN_SYMLINK",
         `path ${shown} goes through a dangling or looping symlink; remove the link or use another path`,
-        userPath,
-        root,
-        err,
+        { cause: err, details: { path: userPath, root } },
       );
     }
-    throw new PathError("IO_ERROR", `path ${shown} cannot be resolved (${code})`, userPath, root, err);
+    throw new PathError("IO_ERROR", `path ${shown} cannot be resolved (${code})`, { cause: err, details: { path: userPath, root } });
   }
   if (!isInside(realRoot, real)) {
     throw new PathError(
       "SYMLINK_ESCAPE",
       `path ${shown} leads outside the root ${JSON.stringify(root)} through a symlink; use a path inside it`,
-      userPath,
-      root,
+      { details: { path: userPath, root } },
     );
   }
   return missing.length === 0 ? real : join(real, ...missing);

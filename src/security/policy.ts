@@ -6,6 +6,7 @@
  * resolves to `{ ok }`, so the bridge can turn a refusal into an error result (DECISIONS.md 8).
  */
 import { compileGlob, type GlobMatcher } from "../util/glob.ts";
+import { BridgeError, type BridgeErrorOptions, type RefusalCode } from "../jsonrpc/errors.ts";
 import type { TrustLevel } from "../config/types.ts";
 
 /**
@@ -20,43 +21,31 @@ import type { TrustLevel } from "../config/types.ts";
  * - `INVALID_URL`, `URL_SCHEME_NOT_ALLOWED`, `INSECURE_URL`, `URL_CREDENTIALS`,
  *   `HOST_NOT_ALLOWED`: see `checkUrl`.
  */
-export type PolicyErrorCode =
-  | "INVALID_COMMAND"
-  | "COMMAND_NOT_ALLOWED"
-  | "COMMAND_NOT_FOUND"
-  | "COMMAND_NOT_EXECUTABLE"
-  | "INVALID_ENV"
-  | "INVALID_URL"
-  | "URL_SCHEME_NOT_ALLOWED"
-  | "INSECURE_URL"
-  | "URL_CREDENTIALS"
-  | "HOST_NOT_ALLOWED";
+export type PolicyErrorCode = RefusalCode | "COMMAND_NOT_FOUND" | "COMMAND_NOT_EXECUTABLE";
 
 /**
  * A configuration refused by a security check before anything was spawned or connected.
  *
- * Separate from `BridgeError` on purpose: a `BridgeError` reports a failure of something that
- * was tried, a `PolicyError` reports that we refused to try, and the fix is always a change of
+ * A `BridgeError` whose code says we refused to try (docs/decisions.md 22): a failure of
+ * something that was tried has another code, and the fix of a refusal is always a change of
  * configuration. The message names the server and says what to change; it never contains a
- * secret (no argument values, no URL credentials or query values).
+ * secret (no argument values, no URL credentials or query values). `details.server` names the
+ * server the check was about, when known.
+ *
+ * ```ts
+ * new PolicyError("INSECURE_URL", 'server "api": ...', { details: { server: "api" } })
+ * ```
  */
-export class PolicyError extends Error {
-  readonly code: PolicyErrorCode;
-  /** The server the check was about, when known. */
+export class PolicyError extends BridgeError {
+  declare readonly code: PolicyErrorCode;
+  /** The server the check was about, when known (`details.server`). */
   readonly server: string | undefined;
-  /** Machine-readable context; never holds a secret. */
-  readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(
-    code: PolicyErrorCode,
-    message: string,
-    options: { server?: string; cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(code: PolicyErrorCode, message: string, options: BridgeErrorOptions = {}) {
+    super(code, message, options);
     this.name = "PolicyError";
-    this.code = code;
-    this.server = options.server;
-    this.details = options.details ?? {};
+    const server = this.details.server;
+    this.server = typeof server === "string" ? server : undefined;
   }
 }
 

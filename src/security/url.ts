@@ -40,14 +40,14 @@ export function checkUrl(url: string, options: CheckUrlOptions = {}): URL {
     parsed = new URL(url);
   } catch {
     // Not even a redacted form: an unparseable URL cannot be split into safe and unsafe parts.
-    throw new PolicyError("INVALID_URL", `${label}: the configured url is not a valid absolute URL; fix "url"`, { server });
+    throw new PolicyError("INVALID_URL", `${label}: the configured url is not a valid absolute URL; fix "url"`, { details: { server } });
   }
   const shown = redactUrl(url);
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new PolicyError(
       "URL_SCHEME_NOT_ALLOWED",
       `${label}: url ${shown} uses ${JSON.stringify(parsed.protocol)}; only http: and https: are allowed`,
-      { server, details: { protocol: parsed.protocol } },
+      { details: { server, protocol: parsed.protocol } },
     );
   }
   if (parsed.username !== "" || parsed.password !== "") {
@@ -55,7 +55,7 @@ export function checkUrl(url: string, options: CheckUrlOptions = {}): URL {
       "URL_CREDENTIALS",
       `${label}: url ${shown} contains credentials; remove them from the URL and send them in a header ` +
         `(e.g. "Authorization" with a secret:// reference)`,
-      { server },
+      { details: { server } },
     );
   }
   const host = normaliseHost(parsed.hostname);
@@ -63,14 +63,14 @@ export function checkUrl(url: string, options: CheckUrlOptions = {}): URL {
     throw new PolicyError(
       "INSECURE_URL",
       `${label}: url ${shown} uses plain http to a non-loopback host; use https, or set allowInsecureHttp`,
-      { server, details: { host } },
+      { details: { server, host } },
     );
   }
   if (options.allowedHosts !== undefined && !hostAllowed(host, options.allowedHosts)) {
     throw new PolicyError(
       "HOST_NOT_ALLOWED",
       `${label}: host ${JSON.stringify(host)} is not in the allowed hosts; add it (or "*.<domain>") to allowedHosts`,
-      { server, details: { host } },
+      { details: { server, host } },
     );
   }
   return parsed;

@@ -6,7 +6,7 @@
  * `resource_metadata`, `scope`, RFC 6750 `error`) so a person or a host application can get a
  * token and configure it as a header.
  */
-import { BridgeError } from "../jsonrpc/errors.ts";
+import { BridgeError, type BridgeErrorOptions } from "../jsonrpc/errors.ts";
 
 /** One challenge of a `WWW-Authenticate` header. Parameter names are lower-cased. */
 export interface WwwAuthenticateChallenge {
@@ -134,7 +134,8 @@ export function summarizeChallenges(challenges: readonly WwwAuthenticateChalleng
 
 /**
  * A server answered 401 or 403. Code `AUTH_FAILED`. Never retried and never a reason to fall
- * back to another transport.
+ * back to another transport. {@link AuthError.fromResponse} builds one from the response;
+ * `details` holds `status`, `url`, `challenge` and `challenges`.
  *
  * ```ts
  * try { await client.connect(transport) } catch (e) {
@@ -150,15 +151,26 @@ export class AuthError extends BridgeError {
   /** The endpoint (origin and path; the query string is left out in case it holds a secret). */
   readonly url: string;
 
-  constructor(status: number, url: string, wwwAuthenticate: string | undefined) {
+  constructor(
+    code: "AUTH_FAILED",
+    message: string,
+    options: Omit<BridgeErrorOptions, "details"> & {
+      details: { status: number; url: string; challenge: AuthChallenge; challenges: readonly WwwAuthenticateChallenge[] };
+    },
+  ) {
+    super(code, message, options);
+    this.name = "AuthError";
+    this.status = options.details.status;
+    this.challenge = options.details.challenge;
+    this.challenges = options.details.challenges;
+    this.url = options.details.url;
+  }
+
+  /** The error for a 401/403 answer from `url` (query string already left out) with its `WWW-Authenticate` header. */
+  static fromResponse(status: number, url: string, wwwAuthenticate: string | undefined): AuthError {
     const challenges = wwwAuthenticate ? parseWwwAuthenticate(wwwAuthenticate) : [];
     const challenge = summarizeChallenges(challenges);
-    super("AUTH_FAILED", authMessage(status, url, challenge), { details: { status, url, challenge } });
-    this.name = "AuthError";
-    this.status = status;
-    this.challenge = challenge;
-    this.challenges = challenges;
-    this.url = url;
+    return new AuthError("AUTH_FAILED", authMessage(status, url, challenge), { details: { status, url, challenge, challenges } });
   }
 }
 

@@ -97,7 +97,7 @@ export async function statusError(call: HttpCall, res: http.IncomingMessage, met
   const status = res.statusCode ?? 0;
   if (status === 401 || status === 403) {
     await drain(call, res);
-    return new AuthError(status, displayUrl(url), res.headers["www-authenticate"]);
+    return AuthError.fromResponse(status, displayUrl(url), res.headers["www-authenticate"]);
   }
   const reason = describeErrorBody(await readSnippet(call, res));
   const text = `${label ? `${label}: ` : ""}${method} ${displayUrl(url)} answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ""}`;

@@ -9,7 +9,7 @@ import { Buffer } from "node:buffer";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { errorMessage } from "../jsonrpc/errors.ts";
+import { ErrorCode, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcId } from "../jsonrpc/message.ts";
 import { formatSseComment } from "../jsonrpc/sse.ts";
 
@@ -34,7 +34,7 @@ export interface HttpGuardOptions {
 }
 
 /** Error code used for HTTP-level refusals that are not parse or shape errors. */
-export const HTTP_REFUSAL_CODE = -32000;
+export const HTTP_REFUSAL_CODE = ErrorCode.ServerError;
 
 const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -60,7 +60,7 @@ export function sendRpcError(
 
 /** Answers a request whose handling threw: 500 if nothing was written yet, else cut the reply. */
 export function failRequest(res: ServerResponse, err: unknown): void {
-  if (!res.headersSent) sendRpcError(res, 500, -32603, `Internal error: ${errorMessage(err)}`);
+  if (!res.headersSent) sendRpcError(res, 500, ErrorCode.InternalError, `Internal error: ${errorMessage(err)}`);
   else res.destroy();
 }
 
@@ -288,7 +288,7 @@ export class HttpGuard {
     try {
       return { value: JSON.parse(utf8.decode(body)) };
     } catch (err) {
-      sendRpcError(res, 400, -32700, `Parse error: ${errorMessage(err)}`);
+      sendRpcError(res, 400, ErrorCode.ParseError, `Parse error: ${errorMessage(err)}`);
       return undefined;
     }
   }

@@ -19,6 +19,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { ErrorCode } from "../jsonrpc/errors.ts";
 import { classifyMessage, type JsonRpcId } from "../jsonrpc/message.ts";
 import { allowsBatches, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
 import {
@@ -193,7 +194,7 @@ export class StreamableHttpServer {
     const value = body.value;
     const shape = inspect(value);
     if (shape.invalid) {
-      sendRpcError(res, 400, -32600, `Invalid Request: ${shape.invalid.message}`, undefined, shape.invalid.id);
+      sendRpcError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${shape.invalid.message}`, undefined, shape.invalid.id);
       return;
     }
     if (this.stateless) return this.postStateless(req, res, value, shape);
@@ -214,7 +215,7 @@ export class StreamableHttpServer {
     if (!transport) return;
     if (!shape.initialize && !this.versionOk(req, res)) return;
     if (Array.isArray(value) && !allowsBatches(transport.protocolVersion)) {
-      sendRpcError(res, 400, -32600, "Invalid Request: batches are accepted only on 2025-03-26 sessions");
+      sendRpcError(res, 400, ErrorCode.InvalidRequest, "Invalid Request: batches are accepted only on 2025-03-26 sessions");
       return;
     }
     transport.acceptPost(res, value, shape.ids);
@@ -227,7 +228,7 @@ export class StreamableHttpServer {
       version = header(req, "mcp-protocol-version") ?? DEFAULT_HEADER_VERSION;
     }
     if (Array.isArray(value) && !allowsBatches(version)) {
-      sendRpcError(res, 400, -32600, "Invalid Request: batches are accepted only at 2025-03-26");
+      sendRpcError(res, 400, ErrorCode.InvalidRequest, "Invalid Request: batches are accepted only at 2025-03-26");
       return;
     }
     const transport: StreamableHttpSessionTransport = new StreamableHttpSessionTransport({
@@ -351,7 +352,7 @@ export class StreamableHttpServer {
     const problem = await startSession(this.onSession, transport, transport.sessionId);
     if (problem === undefined) return true;
     await transport.close();
-    sendRpcError(res, 500, -32603, `Internal error: ${problem}`);
+    sendRpcError(res, 500, ErrorCode.InternalError, `Internal error: ${problem}`);
     return false;
   }
 

@@ -17,7 +17,7 @@
  * message can be resumed.
  */
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { BridgeError } from "../jsonrpc/errors.ts";
+import { BridgeError, ErrorCode } from "../jsonrpc/errors.ts";
 import { encodeMessage, IdTable, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { formatSseEvent } from "../jsonrpc/sse.ts";
 import { versionAtLeast } from "../mcp/versions.ts";
@@ -207,7 +207,7 @@ export class StreamableHttpSessionTransport implements Transport {
     for (const id of requestIds) {
       if (this.byRequest.has(id)) {
         const single = requestIds.length === 1;
-        sendRpcError(res, 400, -32600, `Invalid Request: id ${JSON.stringify(id)} is already in use`, undefined, single ? id : null);
+        sendRpcError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(id)} is already in use`, undefined, single ? id : null);
         if (this.stateless) void this.close();
         return;
       }

@@ -5,6 +5,7 @@
  */
 import { access, constants as fsConstants, stat } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
+import { BridgeError, type BridgeErrorOptions } from "../jsonrpc/errors.ts";
 
 /** Variables passed through from our environment on every platform. */
 export const BASE_ENV_VARS: readonly string[] = [
@@ -80,23 +81,29 @@ export function buildChildEnv(options: ChildEnvOptions = {}): Record<string, str
   return out;
 }
 
-/** Why a command could not be resolved: `ENOENT` (nowhere found) or `EACCES` (not executable). */
-export class CommandNotFoundError extends Error {
-  readonly code: "ENOENT" | "EACCES";
+/**
+ * Why a command could not be resolved: `COMMAND_NOT_FOUND` (nowhere found, errno `ENOENT`) or
+ * `COMMAND_NOT_EXECUTABLE` (found, may not be executed: `EACCES`). `details` holds `command`
+ * and, for a file that is not executable, `path`.
+ */
+export class CommandNotFoundError extends BridgeError {
+  declare readonly code: "COMMAND_NOT_FOUND" | "COMMAND_NOT_EXECUTABLE";
   readonly command: string;
-  /** The file that exists but may not be executed, for `EACCES`. */
+  /** The file that exists but may not be executed, for `COMMAND_NOT_EXECUTABLE`. */
   readonly path: string | undefined;
+  /** The errno `execvp` would have failed with. */
+  readonly errno: "ENOENT" | "EACCES";
 
-  constructor(code: "ENOENT" | "EACCES", command: string, path?: string) {
-    super(
-      code === "ENOENT"
-        ? `${command}: not found`
-        : `${command}: not executable${path === undefined ? "" : ` (${path})`}`,
-    );
+  constructor(
+    code: "COMMAND_NOT_FOUND" | "COMMAND_NOT_EXECUTABLE",
+    message: string,
+    options: Omit<BridgeErrorOptions, "details"> & { details: { command: string; path?: string } },
+  ) {
+    super(code, message, options);
     this.name = "CommandNotFoundError";
-    this.code = code;
-    this.command = command;
-    this.path = path;
+    this.command = options.details.command;
+    this.path = options.details.path;
+    this.errno = code === "COMMAND_NOT_FOUND" ? "ENOENT" : "EACCES";
   }
 }
 
@@ -137,8 +144,12 @@ export async function resolveCommand(command: string, options: ResolveCommandOpt
       if (verdict === "not-executable" && notExecutable === undefined) notExecutable = candidate;
     }
   }
-  if (notExecutable !== undefined) throw new CommandNotFoundError("EACCES", command, notExecutable);
-  throw new CommandNotFoundError("ENOENT", command);
+  if (notExecutable !== undefined) {
+    throw new CommandNotFoundError("COMMAND_NOT_EXECUTABLE", `${command}: not executable (${notExecutable})`, {
+      details: { command, path: notExecutable },
+    });
+  }
+  throw new CommandNotFoundError("COMMAND_NOT_FOUND", `${command}: not found`, { details: { command } });
 }
 
 function searchPath(env: Readonly<Record<string, string>>, platform: NodeJS.Platform): string[] {

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { BridgeError } from "../jsonrpc/errors.ts";
+import { BridgeError, ErrorCode } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { formatSseEvent } from "../jsonrpc/sse.ts";
 import {
@@ -82,7 +82,7 @@ export class SseSessionTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.started) return Promise.reject(new Error("SseSessionTransport: start() called twice"));
+    if (this.started) return Promise.reject(new BridgeError("INVALID_STATE", "SseSessionTransport: start() called twice"));
     this.started = true;
     return Promise.resolve();
   }
@@ -181,7 +181,7 @@ export class SseServer {
 
   /** Listens (host default 127.0.0.1, port 0 = ephemeral) and returns the URL of the SSE stream. */
   async listen(port = 0, host = "127.0.0.1"): Promise<{ url: URL; port: number }> {
-    if (this.server) throw new Error("SseServer: listen() called twice");
+    if (this.server) throw new BridgeError("INVALID_STATE", "SseServer: listen() called twice; make a new SseServer");
     this.server = createHttpServer((req, res) => void this.handle(req, res));
     return listenAt(this.server, port, host, this.ssePath);
   }
@@ -211,7 +211,7 @@ export class SseServer {
     const problem = await startSession(this.onSession, transport, id);
     if (problem !== undefined || res.destroyed) {
       await transport.close();
-      if (problem !== undefined && !res.destroyed) sendRpcError(res, 500, -32603, `Internal error: ${problem}`);
+      if (problem !== undefined && !res.destroyed) sendRpcError(res, 500, ErrorCode.InternalError, `Internal error: ${problem}`);
       return;
     }
     transport.open(`${this.messagesPath}?sessionId=${encodeURIComponent(id)}`, this.keepAliveMs);

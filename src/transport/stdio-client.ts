@@ -363,8 +363,8 @@ export class StdioClientTransport implements Transport {
     const command = this.options.command;
     const prefix = `server "${this.label}": spawn "${command}" failed`;
     let message: string;
-    const code = (err as NodeJS.ErrnoException | undefined)?.code;
-    if (err instanceof CommandNotFoundError && err.code === "EACCES") {
+    const code = err instanceof CommandNotFoundError ? err.errno : (err as NodeJS.ErrnoException | undefined)?.code;
+    if (err instanceof CommandNotFoundError && err.code === "COMMAND_NOT_EXECUTABLE") {
       message = `${prefix}: EACCES (${err.path ?? command} is not executable)`;
     } else if (code === "ENOENT") {
       message = `${prefix}: ENOENT (is it on PATH?)`;

@@ -297,7 +297,7 @@ export function readFirstLine(socket: Socket, options: { maxBytes: number; timeo
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
-    const timer = setTimeout(() => fail(new Error(`no greeting within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const timer = setTimeout(() => fail(new BridgeError("TIMEOUT", `no greeting within ${options.timeoutMs} ms`, { details: { timeoutMs: options.timeoutMs } })), options.timeoutMs);
     const cleanup = (): void => {
       clearTimeout(timer);
       socket.off("data", onData);
@@ -316,7 +316,7 @@ export function readFirstLine(socket: Socket, options: { maxBytes: number; timeo
       const nl = chunk.indexOf(0x0a);
       const take = nl === -1 ? chunk : chunk.subarray(0, nl);
       size += take.length;
-      if (size > options.maxBytes) return fail(new Error(`greeting longer than ${options.maxBytes} bytes`));
+      if (size > options.maxBytes) return fail(new BridgeError("LIMIT_EXCEEDED", `greeting longer than ${options.maxBytes} bytes`, { details: { maxBytes: options.maxBytes } }));
       chunks.push(take);
       if (nl === -1) return;
       cleanup();
@@ -330,11 +330,11 @@ export function readFirstLine(socket: Socket, options: { maxBytes: number; timeo
       try {
         line = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
       } catch {
-        return reject(new Error("greeting is not valid UTF-8"));
+        return reject(new BridgeError("INVALID_UTF8", "greeting is not valid UTF-8"));
       }
       resolve({ line: line.endsWith("\r") ? line.slice(0, -1) : line, rest: chunk.subarray(nl + 1) });
     };
-    const onEnd = (): void => fail(new Error("connection ended before its greeting"));
+    const onEnd = (): void => fail(new BridgeError("CLOSED", "connection ended before its greeting"));
     const onError = (err: Error): void => fail(err);
     socket.on("data", onData);
     socket.on("end", onEnd);

@@ -120,7 +120,7 @@ describe("SecretResolvers: user providers", () => {
       throw new Error(`backend said: ${LEAKY}`);
     });
     resolvers.register("typed", () => {
-      throw new SecretError("secret://typed/x", "secret://typed/x is sealed");
+      throw new SecretError("SECRET_UNRESOLVED", "secret://typed/x is sealed", { details: { reference: "secret://typed/x" } });
     });
     resolvers.register("num", () => 42 as unknown as string);
     const leaky = await secretError(() => resolvers.resolve("secret://leaky/a"));

@@ -90,8 +90,8 @@ describe("StdioClientTransport: spawning", () => {
     await writeFile(join(ro, "tool"), "#!/bin/sh\n", { mode: 0o644 });
     await writeFile(join(ok, "tool"), "#!/bin/sh\n", { mode: 0o755 });
     assert.equal(await resolveCommand("tool", { cwd: dir, env: { PATH: `${rel}:${ro}:${ok}` } }), join(ok, "tool"));
-    await assert.rejects(resolveCommand("tool", { cwd: dir, env: { PATH: ro } }), { code: "EACCES" });
-    await assert.rejects(resolveCommand("tool", { cwd: ok, env: { PATH: "" } }), { code: "ENOENT" });
+    await assert.rejects(resolveCommand("tool", { cwd: dir, env: { PATH: ro } }), { name: "CommandNotFoundError", code: "COMMAND_NOT_EXECUTABLE", errno: "EACCES" });
+    await assert.rejects(resolveCommand("tool", { cwd: ok, env: { PATH: "" } }), { name: "CommandNotFoundError", code: "COMMAND_NOT_FOUND", errno: "ENOENT" });
   });
 });
 

@@ -20,7 +20,7 @@
  *   / `setNotificationHandler`, else to `Agent.onExtMethod` / `onExtNotification`.
  */
 import { errorMessage, RpcError } from "../jsonrpc/errors.ts";
-import { IdTable, type JsonRpcId, type JsonRpcParams } from "../jsonrpc/message.ts";
+import type { JsonRpcErrorObject, JsonRpcId, JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer, type RequestContext, type RequestOptions } from "../jsonrpc/peer.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
 import type { Transport } from "../transport/transport.ts";
@@ -114,7 +114,6 @@ export class AcpAgentConnection {
   private readonly transport: Transport;
   private readonly log: (message: string) => void;
   private readonly requestTimeoutMs: number;
-  private readonly running = new IdTable<AbortController>();
   private readonly extraRequests = new Map<string, (params: unknown, ctx: AcpRequestContext) => unknown>();
   private readonly extraNotifications = new Map<string, (params: unknown) => unknown>();
   private initialized: { version: number; capabilities: ClientCapabilities; info: Implementation | undefined } | undefined;
@@ -129,9 +128,8 @@ export class AcpAgentConnection {
       requestTimeoutMs: this.requestTimeoutMs,
       cancelMethod: ACP_METHODS.cancelRequest,
       cancelParams: (id) => ({ requestId: id }),
-      // Incoming cancellations are handled below: ACP answers a cancelled request with -32800,
-      // where the peer's own handling (MCP's) sends no answer at all.
-      cancelledId: () => undefined,
+      // ACP answers a cancelled request, unlike MCP (docs/decisions.md 28).
+      cancelledReply: requestCancelled,
       progressMethod: null,
     });
     this.agent = typeof agent === "function" ? agent(this) : agent;
@@ -247,10 +245,6 @@ export class AcpAgentConnection {
     session(ACP_METHODS.sessionPrompt, readPrompt, a.prompt.bind(a));
     session(ACP_METHODS.sessionClose, (p) => ({ ...p, sessionId: readString(p, "sessionId") }), a.closeSession?.bind(a));
 
-    peer.setNotificationHandler(ACP_METHODS.cancelRequest, (p) => {
-      const id = isObject(p) ? p.requestId : undefined;
-      if (typeof id === "string" || typeof id === "number") this.running.get(id)?.abort(cancelledError(id));
-    });
     peer.setNotificationHandler(ACP_METHODS.sessionCancel, (p) => {
       if (this.initialized === undefined) return;
       if (!isObject(p) || typeof p.sessionId !== "string") {
@@ -274,38 +268,21 @@ export class AcpAgentConnection {
     };
     peer.onerror = (err) => this.log(`connection: ${errorMessage(err)}`);
     peer.onclose = (reason) => {
-      for (const controller of this.running.values()) controller.abort(reason ?? new Error("connection closed"));
-      this.running.clear();
       this.markClosed();
       this.onclose?.(reason);
     };
   }
 
   /**
-   * Runs one request handler: refuses it before `initialize`, gives it a signal that the
-   * client can abort with `$/cancel_request`, and answers `-32800` as soon as it does.
+   * Runs one request handler, refused before `initialize`. Cancellation is the peer's: a
+   * `$/cancel_request` aborts `ctx.signal` and is answered `-32800` at once (`cancelledReply`).
    */
-  private async run<T>(ctx: RequestContext, handler: (c: AcpRequestContext) => MaybePromise<T>, needsInit = true): Promise<T> {
+  private run<T>(ctx: RequestContext, handler: (c: AcpRequestContext) => MaybePromise<T>, needsInit = true): MaybePromise<T> {
     if (needsInit && this.initialized === undefined) {
       throw new RpcError(AcpErrorCode.InvalidRequest, `Invalid request: ${ctx.method} before initialize; send initialize first`);
     }
-    const controller = new AbortController();
-    const onClose = (): void => controller.abort(ctx.signal.reason);
-    ctx.signal.addEventListener("abort", onClose, { once: true });
-    this.running.set(ctx.id, controller);
-    const cancelled = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-    });
-    cancelled.catch(() => undefined);
-    try {
-      return await Promise.race([Promise.resolve().then(() => handler({ signal: controller.signal, requestId: ctx.id })), cancelled]);
-    } catch (err) {
-      if (controller.signal.aborted) throw cancelledError(ctx.id);
-      throw err;
-    } finally {
-      ctx.signal.removeEventListener("abort", onClose);
-      if (this.running.get(ctx.id) === controller) this.running.delete(ctx.id);
-    }
+    // The signal is read through, not copied: the peer creates it only for a handler that reads it.
+    return handler({ get signal() { return ctx.signal; }, requestId: ctx.id });
   }
 }
 
@@ -381,6 +358,6 @@ function isImplementation(v: unknown): v is Implementation {
   return isObject(v) && typeof v.name === "string" && typeof v.version === "string";
 }
 
-function cancelledError(requestId: JsonRpcId): RpcError {
-  return new RpcError(AcpErrorCode.RequestCancelled, "Request cancelled", { requestId });
+function requestCancelled(requestId: JsonRpcId): JsonRpcErrorObject {
+  return { code: AcpErrorCode.RequestCancelled, message: "Request cancelled", data: { requestId } };
 }

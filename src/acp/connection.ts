@@ -20,10 +20,11 @@
  *   / `setNotificationHandler`, else to `Agent.onExtMethod` / `onExtNotification`.
  */
 import { errorMessage, RpcError } from "../jsonrpc/errors.ts";
-import type { JsonRpcErrorObject, JsonRpcId, JsonRpcParams } from "../jsonrpc/message.ts";
+import type { JsonRpcId, JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer, type RequestContext, type RequestOptions } from "../jsonrpc/peer.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
 import type { Transport } from "../transport/transport.ts";
+import { acpPeerOptions } from "./peer-options.ts";
 import {
   ACP_METHODS,
   ACP_PROTOCOL_VERSION,
@@ -124,14 +125,7 @@ export class AcpAgentConnection {
     this.log = options.log ?? (() => {});
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
-    this.peer = new JsonRpcPeer(this.transport, {
-      requestTimeoutMs: this.requestTimeoutMs,
-      cancelMethod: ACP_METHODS.cancelRequest,
-      cancelParams: (id) => ({ requestId: id }),
-      // ACP answers a cancelled request, unlike MCP (docs/decisions.md 28).
-      cancelledReply: requestCancelled,
-      progressMethod: null,
-    });
+    this.peer = new JsonRpcPeer(this.transport, acpPeerOptions({ requestTimeoutMs: this.requestTimeoutMs }));
     this.agent = typeof agent === "function" ? agent(this) : agent;
     this.wire();
   }
@@ -356,8 +350,4 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function isImplementation(v: unknown): v is Implementation {
   return isObject(v) && typeof v.name === "string" && typeof v.version === "string";
-}
-
-function requestCancelled(requestId: JsonRpcId): JsonRpcErrorObject {
-  return { code: AcpErrorCode.RequestCancelled, message: "Request cancelled", data: { requestId } };
 }

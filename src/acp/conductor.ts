@@ -16,13 +16,13 @@
  *   session goes on without that server.
  */
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
-import { IdTable, type JsonRpcParams } from "../jsonrpc/message.ts";
+import type { JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer, type RequestContext } from "../jsonrpc/peer.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
 import type { Transport } from "../transport/transport.ts";
 import { AcpTunnelRouter } from "./acp-tunnel-router.ts";
 import type { AcpMessageLink } from "./acp-tunnel-transport.ts";
-import { cancelById, forwardRequest, relayPeerOptions, type CancelsById } from "./conductor-forward.ts";
+import { forwardRequest, relayPeerOptions } from "./conductor-forward.ts";
 import type { ConductorAgentCommand, ConductorEvent, ConductorOptions } from "./conductor-types.ts";
 import { draftBinding, unknownServerError, type McpOverAcpBinding } from "./mcp-over-acp.ts";
 import type { McpProvider } from "./mcp-provider.ts";
@@ -62,9 +62,6 @@ export class Conductor {
   private readonly bridges = new Map<string, ShimBridge>();
   private readonly bridgeRouter: AcpTunnelRouter;
   private readonly sessions = new Map<string, SessionParts>();
-  /** Forwarded requests by their id on the side they came from, for `$/cancel_request`. */
-  private readonly fromEditor: CancelsById = new IdTable();
-  private readonly fromAgent: CancelsById = new IdTable();
   private closing: Promise<void> | undefined;
   private markClosed!: () => void;
 
@@ -118,10 +115,12 @@ export class Conductor {
 
     ed.fallbackRequestHandler = (method, params, ctx) => this.editorRequest(method, params, ctx);
     ed.fallbackNotificationHandler = (method, params) => this.editorNotification(method, params);
-    ed.setNotificationHandler(ACP_METHODS.cancelRequest, (p) => cancelById(this.fromEditor, p));
+    // The peers act on `$/cancel_request` themselves (relayPeerOptions); it is never passed on
+    // as it is, because the id it names is not the forwarded request's id on the other side.
+    ed.setNotificationHandler(ACP_METHODS.cancelRequest, ignore);
     agent.fallbackRequestHandler = (method, params, ctx) => this.agentRequest(method, params, ctx);
     agent.fallbackNotificationHandler = (method, params) => this.agentNotification(method, params);
-    agent.setNotificationHandler(ACP_METHODS.cancelRequest, (p) => cancelById(this.fromAgent, p));
+    agent.setNotificationHandler(ACP_METHODS.cancelRequest, ignore);
     agent.onclose = (reason) => {
       if (!this.closing) this.emit({ type: "agent-exited", reason: reason?.message });
       void this.close();
@@ -157,7 +156,7 @@ export class Conductor {
   private async editorRequest(method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
     switch (method) {
       case ACP_METHODS.initialize: {
-        const result = await forwardRequest(this.agent!, method, params, ctx, this.fromEditor);
+        const result = await forwardRequest(this.agent!, method, params, ctx);
         const caps = (result as { agentCapabilities?: unknown } | null)?.agentCapabilities;
         this.agentCapable = this.binding.agentSupports(caps);
         this.emit({ type: "agent-capability", mcpOverAcp: this.agentCapable });
@@ -172,7 +171,7 @@ export class Conductor {
       case ACP_METHODS.sessionClose: {
         const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
         try {
-          return await forwardRequest(this.agent!, method, params, ctx, this.fromEditor);
+          return await forwardRequest(this.agent!, method, params, ctx);
         } finally {
           if (typeof sessionId === "string") await this.endSession(sessionId);
         }
@@ -180,7 +179,7 @@ export class Conductor {
       default:
         // An editor may provide servers itself; its server_to_client envelopes go to the agent side.
         if (method === this.binding.methods("server_to_client").request) return this.serverToClientRequest(method, params, ctx.signal);
-        return forwardRequest(this.agent!, method, params, ctx, this.fromEditor);
+        return forwardRequest(this.agent!, method, params, ctx);
     }
   }
 
@@ -194,7 +193,7 @@ export class Conductor {
     const p = params as Record<string, unknown> | undefined;
     const listed = p?.mcpServers;
     // Nothing to add to (resume without servers keeps what the session had); the agent judges.
-    if (!Array.isArray(listed)) return forwardRequest(this.agent!, method, params, ctx, this.fromEditor);
+    if (!Array.isArray(listed)) return forwardRequest(this.agent!, method, params, ctx);
     const parts: SessionParts = { routes: [], bridges: [] };
     const useBridge = this.options.bridge === "always" || (this.options.bridge !== "never" && !this.agentCapable);
     try {
@@ -218,7 +217,7 @@ export class Conductor {
         this.addRoute(parts, key, { kind: "provider", provider });
         servers.push(useBridge ? await this.bridge(parts, key, provider.name) : declaration);
       }
-      const result = await forwardRequest(this.agent!, method, { ...p, mcpServers: servers }, ctx, this.fromEditor);
+      const result = await forwardRequest(this.agent!, method, { ...p, mcpServers: servers }, ctx);
       const sessionId = method === ACP_METHODS.sessionNew ? (result as { sessionId?: unknown } | null)?.sessionId : p?.sessionId;
       if (typeof sessionId !== "string") {
         await this.release(parts);
@@ -279,7 +278,7 @@ export class Conductor {
 
   private agentRequest(method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
     if (method === this.binding.methods("client_to_server").request) return this.clientToServerRequest(method, params, ctx.signal);
-    return forwardRequest(this.editor!, method, params, ctx, this.fromAgent);
+    return forwardRequest(this.editor!, method, params, ctx);
   }
 
   private agentNotification(method: string, params: unknown): void {
@@ -338,6 +337,8 @@ export class Conductor {
     }
   }
 }
+
+function ignore(): void {}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);

@@ -20,10 +20,11 @@
  *   / `setNotificationHandler`, else to `Agent.onExtMethod` / `onExtNotification`.
  */
 import { ErrorCode, errorMessage, RpcError } from "../jsonrpc/errors.ts";
-import { IdTable, type JsonRpcId, type JsonRpcParams } from "../jsonrpc/message.ts";
+import type { JsonRpcId, JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer, type RequestContext, type RequestOptions } from "../jsonrpc/peer.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
 import type { Transport } from "../transport/transport.ts";
+import { acpPeerOptions } from "./peer-options.ts";
 import {
   ACP_METHODS,
   ACP_PROTOCOL_VERSION,
@@ -113,7 +114,6 @@ export class AcpAgentConnection {
   private readonly transport: Transport;
   private readonly log: (message: string) => void;
   private readonly requestTimeoutMs: number;
-  private readonly running = new IdTable<AbortController>();
   private readonly extraRequests = new Map<string, (params: unknown, ctx: AcpRequestContext) => unknown>();
   private readonly extraNotifications = new Map<string, (params: unknown) => unknown>();
   private initialized: { version: number; capabilities: ClientCapabilities; info: Implementation | undefined } | undefined;
@@ -124,15 +124,7 @@ export class AcpAgentConnection {
     this.log = options.log ?? (() => {});
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
-    this.peer = new JsonRpcPeer(this.transport, {
-      requestTimeoutMs: this.requestTimeoutMs,
-      cancelMethod: ACP_METHODS.cancelRequest,
-      cancelParams: (id) => ({ requestId: id }),
-      // Incoming cancellations are handled below: ACP answers a cancelled request with -32800,
-      // where the peer's own handling (MCP's) sends no answer at all.
-      cancelledId: () => undefined,
-      progressMethod: null,
-    });
+    this.peer = new JsonRpcPeer(this.transport, acpPeerOptions({ requestTimeoutMs: this.requestTimeoutMs }));
     this.agent = typeof agent === "function" ? agent(this) : agent;
     this.wire();
   }
@@ -246,10 +238,6 @@ export class AcpAgentConnection {
     session(ACP_METHODS.sessionPrompt, readPrompt, a.prompt.bind(a));
     session(ACP_METHODS.sessionClose, (p) => ({ ...p, sessionId: readString(p, "sessionId") }), a.closeSession?.bind(a));
 
-    peer.setNotificationHandler(ACP_METHODS.cancelRequest, (p) => {
-      const id = isObject(p) ? p.requestId : undefined;
-      if (typeof id === "string" || typeof id === "number") this.running.get(id)?.abort(cancelledError(id));
-    });
     peer.setNotificationHandler(ACP_METHODS.sessionCancel, (p) => {
       if (this.initialized === undefined) return;
       if (!isObject(p) || typeof p.sessionId !== "string") {
@@ -273,38 +261,21 @@ export class AcpAgentConnection {
     };
     peer.onerror = (err) => this.log(`connection: ${errorMessage(err)}`);
     peer.onclose = (reason) => {
-      for (const controller of this.running.values()) controller.abort(reason ?? new Error("connection closed"));
-      this.running.clear();
       this.markClosed();
       this.onclose?.(reason);
     };
   }
 
   /**
-   * Runs one request handler: refuses it before `initialize`, gives it a signal that the
-   * client can abort with `$/cancel_request`, and answers `-32800` as soon as it does.
+   * Runs one request handler, refused before `initialize`. Cancellation is the peer's: a
+   * `$/cancel_request` aborts `ctx.signal` and is answered `-32800` at once (`cancelledReply`).
    */
-  private async run<T>(ctx: RequestContext, handler: (c: AcpRequestContext) => MaybePromise<T>, needsInit = true): Promise<T> {
+  private run<T>(ctx: RequestContext, handler: (c: AcpRequestContext) => MaybePromise<T>, needsInit = true): MaybePromise<T> {
     if (needsInit && this.initialized === undefined) {
       throw new RpcError(ErrorCode.InvalidRequest, `Invalid request: ${ctx.method} before initialize; send initialize first`);
     }
-    const controller = new AbortController();
-    const onClose = (): void => controller.abort(ctx.signal.reason);
-    ctx.signal.addEventListener("abort", onClose, { once: true });
-    this.running.set(ctx.id, controller);
-    const cancelled = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-    });
-    cancelled.catch(() => undefined);
-    try {
-      return await Promise.race([Promise.resolve().then(() => handler({ signal: controller.signal, requestId: ctx.id })), cancelled]);
-    } catch (err) {
-      if (controller.signal.aborted) throw cancelledError(ctx.id);
-      throw err;
-    } finally {
-      ctx.signal.removeEventListener("abort", onClose);
-      if (this.running.get(ctx.id) === controller) this.running.delete(ctx.id);
-    }
+    // The signal is read through, not copied: the peer creates it only for a handler that reads it.
+    return handler({ get signal() { return ctx.signal; }, requestId: ctx.id });
   }
 }
 
@@ -378,8 +349,4 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function isImplementation(v: unknown): v is Implementation {
   return isObject(v) && typeof v.name === "string" && typeof v.version === "string";
-}
-
-function cancelledError(requestId: JsonRpcId): RpcError {
-  return new RpcError(ErrorCode.RequestCancelled, "Request cancelled", { requestId });
 }

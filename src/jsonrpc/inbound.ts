@@ -1,9 +1,10 @@
 /**
  * Running incoming requests: each handler gets an AbortSignal and a context; a cancelled
- * request sends no response; a throwing handler becomes an error response without a stack.
+ * request gets no response, or the peer's `cancelledReply` at once; a throwing handler becomes
+ * an error response without a stack.
  */
 import { ErrorCode, RpcError, errorMessage } from "./errors.ts";
-import { IdTable, type JsonRpcId, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from "./message.ts";
+import { IdTable, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from "./message.ts";
 
 /** What a request handler can do while it runs. */
 export interface RequestContext {
@@ -30,6 +31,10 @@ interface Wiring {
     options: { signal?: AbortSignal; timeoutMs?: number; relatedRequestId: JsonRpcId },
   ): Promise<T>;
   progressMethod: string | null;
+  /** The answer to a cancelled request, or null for none (see `PeerOptions.cancelledReply`). */
+  cancelledReply: ((id: JsonRpcId) => JsonRpcErrorObject) | null;
+  /** Sends a reply outside a handler's own return (the answer to a cancellation). */
+  reply(response: JsonRpcResponse): void;
 }
 
 /** A response, or undefined for a cancelled request; a promise when the handler is async. */
@@ -75,9 +80,19 @@ export class InboundRequests {
     return this.succeeded(ctx, result);
   }
 
-  /** The requester cancelled: abort the handler; its response will not be sent. */
+  /**
+   * The requester cancelled: abort the handler; its own response will not be sent. With a
+   * `cancelledReply` the request is answered now and its id is free again at once (the answer
+   * ended it for the requester); without one the id stays taken until the handler returns.
+   */
   cancel(id: JsonRpcId): void {
-    this.running.get(id)?.abort(new Error("cancelled by the requester"));
+    const ctx = this.running.get(id);
+    if (ctx === undefined || ctx.aborted) return;
+    ctx.abort(new Error("cancelled by the requester"));
+    const answer = this.wiring.cancelledReply;
+    if (answer === null) return;
+    this.running.delete(id);
+    this.wiring.reply({ jsonrpc: "2.0", id, error: answer(id) });
   }
 
   /** The connection ended: abort every running handler. */

@@ -2,7 +2,7 @@
  * The option and callback types of {@link JsonRpcPeer}, apart from its code. Types only: this
  * file is erased at run time, so it costs the peer's importers no extra module load.
  */
-import type { JsonRpcId, JsonRpcParams } from "./message.ts";
+import type { JsonRpcErrorObject, JsonRpcId, JsonRpcParams } from "./message.ts";
 import type { RequestContext } from "./inbound.ts";
 
 /** Progress reported for an outgoing request. */
@@ -29,6 +29,13 @@ export interface PeerOptions {
   cancelParams?: (id: JsonRpcId, reason: string) => JsonRpcParams;
   /** Reads the cancelled id out of a received cancel notification's params. */
   cancelledId?: (params: unknown) => JsonRpcId | undefined;
+  /**
+   * What an incoming request that the requester cancelled is answered with. `null` (default):
+   * nothing, as MCP requires of a cancelled request. A function: that error, sent as soon as
+   * the cancel notification arrives (the handler's later result is dropped); ACP answers
+   * `-32800` this way.
+   */
+  cancelledReply?: ((id: JsonRpcId) => JsonRpcErrorObject) | null;
   /** Progress notification method; `null` disables progress routing. Default `notifications/progress`. */
   progressMethod?: string | null;
 }

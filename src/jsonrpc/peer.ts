@@ -8,6 +8,7 @@
 import { BridgeError, ErrorCode, errorMessage } from "./errors.ts";
 import {
   classifyMessage,
+  type JsonRpcErrorObject,
   type JsonRpcErrorResponse,
   type JsonRpcId,
   type JsonRpcMessage,
@@ -52,7 +53,10 @@ export class JsonRpcPeer {
   readonly stats: PeerStats = { lateResponses: 0, unknownResponses: 0, parseErrors: 0, invalidMessages: 0 };
 
   private readonly transport: Transport;
-  private readonly opts: Required<Omit<PeerOptions, "progressMethod">> & { progressMethod: string | null };
+  private readonly opts: Required<Omit<PeerOptions, "progressMethod" | "cancelledReply">> & {
+    progressMethod: string | null;
+    cancelledReply: ((id: JsonRpcId) => JsonRpcErrorObject) | null;
+  };
   private readonly outbound: OutboundRequests;
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
@@ -72,12 +76,15 @@ export class JsonRpcPeer {
       cancelMethod: options.cancelMethod ?? "notifications/cancelled",
       cancelParams: options.cancelParams ?? defaultCancelParams,
       cancelledId: options.cancelledId ?? defaultCancelledId,
+      cancelledReply: options.cancelledReply ?? null,
       progressMethod: options.progressMethod === undefined ? "notifications/progress" : options.progressMethod,
     };
     this.inbound = new InboundRequests({
       notify: (method, params, o) => this.notify(method, params, o),
       request: (method, params, o) => this.request(method, params, o),
       progressMethod: this.opts.progressMethod,
+      cancelledReply: this.opts.cancelledReply,
+      reply: (r) => this.sendReply(r),
     });
     this.outbound = new OutboundRequests({
       stats: this.stats,

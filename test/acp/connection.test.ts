@@ -1,7 +1,9 @@
 /** AcpAgentConnection over the in-memory pair: negotiation, params, cancellation, extensions. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { negotiateAcpVersion, sessionNotFound, type Agent, type AcpRequestContext } from "../../src/acp/connection.ts";
+import { AcpAgentConnection, negotiateAcpVersion, sessionNotFound, type Agent, type AcpRequestContext } from "../../src/acp/connection.ts";
+import type { JsonRpcMessage } from "../../src/jsonrpc/message.ts";
+import { InMemoryTransport } from "../../src/transport/memory.ts";
 import type { CancelNotification, PromptRequest } from "../../src/acp/types.ts";
 import { pair, rpcError, until } from "./helpers.ts";
 
@@ -142,6 +144,40 @@ test("a cancelled request is answered -32800 even when the requester keeps waiti
     assert.deepEqual(await p.editor.request("initialize", init), { agentCapabilities: { loadSession: false }, protocolVersion: 1 });
   } finally {
     await p.close();
+  }
+});
+
+test("$/cancel_request is answered by the peer (cancelledReply): exactly -32800, before what follows it, signal unread", async () => {
+  const [agentSide, raw] = InMemoryTransport.createLinkedPair();
+  const connection = new AcpAgentConnection(recorder().agent, { transport: agentSide });
+  connection.setRequestHandler("_x/wait", () => new Promise(() => {})); // never reads ctx.signal
+  connection.setRequestHandler("_x/ping", () => ({ pong: true }));
+  const got: unknown[] = [];
+  const waiters: (() => void)[] = [];
+  raw.onmessage = (m) => (got.push(m), waiters.splice(0).forEach((w) => w()));
+  const replyTo = async (id: number) => {
+    while (!got.some((m) => (m as { id?: unknown }).id === id)) await new Promise<void>((r) => waiters.push(r));
+  };
+  await connection.start();
+  try {
+    const send = (m: unknown) => raw.send(m as JsonRpcMessage);
+    await send({ jsonrpc: "2.0", id: 1, method: "initialize", params: init });
+    await replyTo(1);
+    got.length = 0;
+    await send({ jsonrpc: "2.0", id: 2, method: "_x/wait", params: {} });
+    await send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 2 } });
+    await send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 2 } });
+    // The cancelled id is free again at once: the answer ended that request.
+    await send({ jsonrpc: "2.0", id: 2, method: "_x/ping", params: {} });
+    await send({ jsonrpc: "2.0", id: 3, method: "_x/ping", params: {} });
+    await replyTo(3);
+    assert.deepEqual(got, [
+      { jsonrpc: "2.0", id: 2, error: { code: -32800, message: "Request cancelled", data: { requestId: 2 } } },
+      { jsonrpc: "2.0", id: 2, result: { pong: true } },
+      { jsonrpc: "2.0", id: 3, result: { pong: true } },
+    ]);
+  } finally {
+    await connection.close();
   }
 });
 

@@ -139,6 +139,23 @@ describe("conductor, agent with the capability", { timeout: 60_000 }, () => {
     await assert.rejects(r.agent.request("_mcp/client_to_server/request", ping), (e: RpcError) => e.code === -32002);
     await r.close();
   });
+
+  test("a $/cancel_request for an MCP-over-ACP request is answered -32800 and reaches the server's side", async () => {
+    const r = await rig({ capable: true });
+    let editorSignal: AbortSignal | undefined;
+    r.editor.setRequestHandler("_mcp/client_to_server/request", (_p, ctx) => ((editorSignal = ctx.signal), new Promise(() => {})));
+    await r.editor.request("session/new", { cwd: "/", mcpServers: [{ name: "ed", transport: "http", url: "acp:editor-1", headers: {} }] });
+    // The agent's first request of its own, so id 1; sent by hand, the agent waits for an answer.
+    const call = r.agent.request("_mcp/client_to_server/request", { url: "acp:editor-1", message: { jsonrpc: "2.0", id: 3, method: "ping" } });
+    const answered = assert.rejects(call, { code: -32800, message: "Request cancelled", data: { requestId: 1 } });
+    const deadline = Date.now() + 10_000;
+    while (editorSignal === undefined && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
+    await r.agent.notify("$/cancel_request", { requestId: 1 });
+    while (editorSignal?.aborted !== true && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
+    assert.equal(editorSignal?.aborted, true, "the editor's handler was cancelled through its own $/cancel_request");
+    await answered;
+    await r.close();
+  });
 });
 
 describe("conductor, agent without the capability", { timeout: 60_000 }, () => {
@@ -228,6 +245,20 @@ describe("conductor forwarding", { timeout: 60_000 }, () => {
     while (r.seen.cancelled.length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
     assert.deepEqual(r.seen.cancelled, ["slow"], "the agent's handler was cancelled through $/cancel_request");
     assert.ok(r.seen.notifications.includes("session/cancel"));
+    await r.close();
+  });
+
+  test("a $/cancel_request from the editor is answered -32800 by the conductor's peer and cancels the forwarded request", async () => {
+    const r = await rig({ capable: false });
+    // Sent by hand, as the ACP SDK does: the editor waits for an answer. Its requests so far:
+    // 1 (initialize), so this one is 2.
+    const slow = r.editor.request("slow", {});
+    await r.slowStarted;
+    await r.editor.notify("$/cancel_request", { requestId: 2 });
+    await assert.rejects(slow, { code: -32800, message: "Request cancelled", data: { requestId: 2 } });
+    const deadline = Date.now() + 10_000;
+    while (r.seen.cancelled.length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
+    assert.deepEqual(r.seen.cancelled, ["slow"], "the agent's handler was cancelled through its own $/cancel_request");
     await r.close();
   });
 });

@@ -166,6 +166,46 @@ test("inbound cancellation aborts the handler's signal and sends no response", a
   await peer.close();
 });
 
+for (const [name, options, answer] of [
+  ["by default (MCP) nothing: the handler's late result is dropped", {}, undefined],
+  ["with cancelledReply (ACP) that error at once, before the handler returns", {
+    cancelMethod: "$/cancel_request",
+    cancelParams: (id: string | number) => ({ requestId: id }),
+    cancelledReply: (id: string | number) => ({ code: -32800, message: "Request cancelled", data: { requestId: id } }),
+  }, { jsonrpc: "2.0", id: 9, error: { code: -32800, message: "Request cancelled", data: { requestId: 9 } } }],
+] as const) {
+  test(`a request cancelled by the requester is answered ${name}`, async () => {
+    const { peer, raw, start } = rawPair(options);
+    const cancelMethod = "cancelMethod" in options ? options.cancelMethod : "notifications/cancelled";
+    let finish!: (v: unknown) => void;
+    let signal: AbortSignal | undefined;
+    peer.setRequestHandler("wait", (_p, ctx) => {
+      signal = ctx.signal;
+      return new Promise((resolve) => (finish = resolve));
+    });
+    peer.setRequestHandler("ping", () => ({ pong: true }));
+    await start();
+    await raw.send({ jsonrpc: "2.0", id: 9, method: "wait" });
+    await raw.send({ jsonrpc: "2.0", method: cancelMethod, params: { requestId: 9 } });
+    await raw.send({ jsonrpc: "2.0", method: cancelMethod, params: { requestId: 9 } });
+    await raw.send({ jsonrpc: "2.0", id: 10, method: "ping" });
+    // Replies in the order their causes arrived, up to the ping's: while the handler still
+    // runs, only a cancelledReply answers it, and once however often the cancel came.
+    const pong = (id: number) => ({ jsonrpc: "2.0", id, result: { pong: true } });
+    const got: unknown[] = [];
+    do got.push(await raw.next()); while ((got.at(-1) as { id?: unknown }).id !== 10);
+    assert.deepEqual(got, answer === undefined ? [pong(10)] : [answer, pong(10)]);
+    assert.equal(signal?.aborted, true);
+    // The handler's own result, when it comes, is never sent.
+    finish({ late: true });
+    await tick();
+    await raw.send({ jsonrpc: "2.0", id: 11, method: "ping" });
+    assert.deepEqual(await raw.next(), pong(11));
+    assert.deepEqual(raw.received, []);
+    await peer.close();
+  });
+}
+
 test("handlers can send progress and call back to the requester", async () => {
   const [a, b] = InMemoryTransport.createLinkedPair();
   const server = new JsonRpcPeer(a);

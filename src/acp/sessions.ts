@@ -19,7 +19,8 @@
  * - Every server that fails is reported to the editor with a `session/update` (a `notice` when
  *   the client accepts notices, else an agent message), after the `session/new` answer.
  * - The end of the connection closes every session: no child process, HTTP session or socket
- *   is left (the managers' process guard covers exit and SIGINT/SIGTERM).
+ *   is left (exit and SIGINT/SIGTERM are covered when `manager.processGuard` is set, as the
+ *   reference agent does).
  * - `callTool` reports `tool_call` (pending) → `tool_call_update` in_progress → completed or
  *   failed, and asks the editor before the first call of a tool of an `untrusted` server.
  */

@@ -13,8 +13,8 @@
  * ```
  *
  * Contract: `callTool` never throws; every event, status and error message has been through
- * the session's {@link Redactor}; `close()` (or the process guard, on exit and on SIGINT or
- * SIGTERM) stops every child.
+ * the session's {@link Redactor}; `close()` stops every child, and so does the process guard
+ * (on exit, SIGINT and SIGTERM) when the manager was made with `processGuard: true`.
  */
 import { ToolNamer, type NamingFunction } from "../bridge/naming.ts";
 import type { ResultLimits } from "../bridge/results.ts";
@@ -73,7 +73,11 @@ export interface McpManagerOptions extends Omit<ConnectionOptions, "redactor"> {
   auditArgs?: AuditArgsMode;
   /** Replace known secrets in tool results too. Default true. (Everything else a server sends is always redacted.) */
   redactResults?: boolean;
-  /** Install the exit/SIGINT/SIGTERM handlers that kill children. Default true. */
+  /**
+   * Install process-wide exit/SIGINT/SIGTERM handlers that kill this manager's children (see
+   * process-guard.ts). Default false: a library does not take over a process's signals unless
+   * the program asks; a program that owns its process (a CLI, an agent) should.
+   */
   processGuard?: boolean;
 }
 
@@ -150,7 +154,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
         if (this.listenerCount("audit") > 0) this.emit("audit", auditRecord(input, this.redactor, options.auditArgs));
       },
     };
-    if (options.processGuard !== false) {
+    if (options.processGuard === true) {
       this.release = guardProcess({ killChildrenSync: () => this.killChildrenSync(), close: () => this.close() });
     }
   }

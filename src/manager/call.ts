@@ -16,7 +16,7 @@ import type { ApprovalGate } from "../security/policy.ts";
 import type { RateLimiter } from "../security/rate-limit.ts";
 import type { Redactor } from "../security/redact.ts";
 import type { AuditInput } from "./audit.ts";
-import type { ToolCatalog } from "./catalog.ts";
+import type { CatalogEntry, ToolCatalog } from "./catalog.ts";
 import type { ServerConnection } from "./connection.ts";
 
 /** Options of `McpManager.callTool`. */
@@ -44,10 +44,13 @@ export interface CallContext {
 /** Runs one call; see the file comment. */
 export async function runToolCall(ctx: CallContext, name: string, args: unknown, options: ToolCallOptions = {}): Promise<BridgedResult> {
   const startedAt = Date.now();
-  const who = { server: "", tool: "" };
+  const entry = ctx.catalog.get(name);
+  // The audit record names the server and tool; both are empty when the name is unknown.
+  const server = entry?.config.name ?? "";
+  const tool = entry?.bridged.originalName ?? "";
   let result: BridgedResult;
   try {
-    result = await pipeline(ctx, who, name, args, options);
+    result = entry === undefined ? refused(ctx, name) : await pipeline(ctx, entry, name, args, options);
   } catch (err) {
     result = errorResult("internal", "The call failed inside mcp-bridge. Retrying is unlikely to help. The error follows.", {
       detail: errorMessage(err),
@@ -55,29 +58,22 @@ export async function runToolCall(ctx: CallContext, name: string, args: unknown,
   }
   if (ctx.redactResults) result = redactResult(result, ctx.redactor);
   try {
-    ctx.audit({ server: who.server, tool: who.tool, name, startedAt, endedAt: Date.now(), args, result });
+    ctx.audit({ server, tool, name, startedAt, endedAt: Date.now(), args, result });
   } catch {
     // Auditing must not turn a result into a throw.
   }
   return result;
 }
 
-async function pipeline(
-  ctx: CallContext,
-  who: { server: string; tool: string },
-  name: string,
-  rawArgs: unknown,
-  options: ToolCallOptions,
-): Promise<BridgedResult> {
-  const entry = ctx.catalog.get(name);
-  if (entry === undefined) {
-    const refusal = ctx.catalog.refusal(name);
-    return errorResult(refusal.kind, refusal.message, { retryable: false });
-  }
+/** The result for a name the catalog does not expose: unknown, filtered by policy, or over the limit. */
+function refused(ctx: CallContext, name: string): BridgedResult {
+  const refusal = ctx.catalog.refusal(name);
+  return errorResult(refusal.kind, refusal.message, { retryable: false });
+}
+
+async function pipeline(ctx: CallContext, entry: CatalogEntry, name: string, rawArgs: unknown, options: ToolCallOptions): Promise<BridgedResult> {
   const server = entry.config.name;
   const tool = entry.bridged.originalName;
-  who.server = server;
-  who.tool = tool;
   const args = rawArgs === undefined || rawArgs === null ? {} : rawArgs;
   if (typeof args !== "object" || Array.isArray(args)) {
     return errorResult("rejected", `The arguments of ${JSON.stringify(name)} must be a JSON object, not ${Array.isArray(args) ? "an array" : typeof args}. Call it again with an object matching its input schema.`, {

@@ -139,7 +139,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
     this.catalog = new ToolCatalog({ namer, maxTools: positive(options.maxTools ?? DEFAULT_MAX_TOOLS, "maxTools"), policy });
     this.gate = new ApprovalGate(options.approve);
     this.limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {});
-    this.untrusted = new UntrustedText(options.untrusted ?? {}, (warning) => this.emit("warning", warning));
+    this.untrusted = new UntrustedText(options.untrusted ?? {}, (warning) => this.report("warning", warning));
     this.callContext = {
       catalog: this.catalog,
       connection: (server) => this.connections.get(server),
@@ -165,12 +165,12 @@ export class McpManager extends Emitter<McpManagerEvents> {
   }
 
   /**
-   * Every event goes out through the redactor: each string in it (keys included) has every
-   * known secret replaced. Audit arguments have already been through `redactValue`, which
-   * also blanks values under credential-like keys.
+   * Sends an event the manager itself makes (warnings, tool changes) through the redactor: each
+   * string in it, keys included, has every known secret replaced. A server connection's events
+   * come redacted already and audit records are built redacted, so those go out as they are.
    */
-  override emit<K extends keyof McpManagerEvents>(event: K, payload: McpManagerEvents[K]): number {
-    return super.emit(event, this.redactor.redactJson(payload));
+  private report<K extends keyof McpManagerEvents>(event: K, payload: McpManagerEvents[K]): void {
+    this.emit(event, this.redactor.redactJson(payload));
   }
 
   /**
@@ -200,7 +200,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
       added.push(connection);
     }
     if (overLimit.length > 0) {
-      this.emit("warning", {
+      this.report("warning", {
         kind: "server_limit",
         message: `the limit of ${this.maxServers} servers per session was reached; not started: ${overLimit.map((n) => JSON.stringify(n)).join(", ")}`,
         dropped: overLimit,
@@ -368,9 +368,9 @@ export class McpManager extends Emitter<McpManagerEvents> {
       tools: c.state === "failed" || c.state === "closed" ? EMPTY : (c.tools ?? EMPTY),
     }));
     const update = this.catalog.update(servers);
-    for (const warning of catalogWarnings(update, this.catalog.size)) this.emit("warning", warning);
+    for (const warning of catalogWarnings(update, this.catalog.size)) this.report("warning", warning);
     const { change } = update;
-    if (change.added.length + change.removed.length + change.changed.length > 0) this.emit("toolsChanged", change);
+    if (change.added.length + change.removed.length + change.changed.length > 0) this.report("toolsChanged", change);
   }
 
   private wrapperFor(server: string): UntrustedWrapper | undefined {
@@ -388,7 +388,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
   }
 
   private warn(kind: WarningKind, message: string, server?: string): void {
-    this.emit("warning", { kind, message, ...(server === undefined ? {} : { server }), at: Date.now() });
+    this.report("warning", { kind, message, ...(server === undefined ? {} : { server }), at: Date.now() });
   }
 }
 

@@ -67,7 +67,7 @@ export {
   type ReadyReport,
   type ToolCallOptions,
 } from "./manager/manager.ts";
-export { ServerConnection, type ConnectionOptions, type HealthOptions } from "./manager/connection.ts";
+export { ServerConnection, type ConnectionOptions, type HealthOptions, type ServerConnectionOptions } from "./manager/connection.ts";
 export type {
   ServerState,
   StateChange,

@@ -32,7 +32,7 @@ import { Emitter } from "../util/emitter.ts";
 import { auditRecord, type AuditArgsMode } from "./audit.ts";
 import { runToolCall, type CallContext, type ToolCallOptions } from "./call.ts";
 import { catalogWarnings, ToolCatalog } from "./catalog.ts";
-import { ServerConnection, type ConnectionOptions } from "./connection.ts";
+import { ServerConnection, type ServerConnectionOptions } from "./connection.ts";
 import type { McpManagerEvents, ServerState, WarningKind } from "./events.ts";
 import { guardProcess } from "./process-guard.ts";
 import * as res from "./resources.ts";
@@ -42,7 +42,7 @@ export const DEFAULT_MAX_SERVERS = 10;
 export const DEFAULT_MAX_TOOLS = 100;
 export const DEFAULT_READY_TIMEOUT_MS = 30_000;
 
-export interface McpManagerOptions extends Omit<ConnectionOptions, "redactor"> {
+export interface McpManagerOptions extends Omit<ServerConnectionOptions, "redactor"> {
   /** The session's redactor; share it with everything else that logs. Default: a new one. */
   redactor?: Redactor;
   /** Servers per manager; configs beyond it are dropped with a warning. Default 10. */

@@ -28,7 +28,9 @@ export {
   StdioServerTransport,
   buildChildEnv,
   resolveCommand,
+  type StdioClientTransportOptions,
   type StdioClientOptions,
+  type StdioServerTransportOptions,
   type StdioServerOptions,
 } from "./transport/stdio.ts";
 

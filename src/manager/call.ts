@@ -28,7 +28,7 @@ export interface ToolCallOptions {
 }
 
 /** What the call pipeline needs from its manager. */
-export interface CallContext {
+export interface CallDeps {
   catalog: ToolCatalog;
   connection(server: string): ServerConnection | undefined;
   limiter: RateLimiter | undefined;
@@ -42,23 +42,23 @@ export interface CallContext {
 }
 
 /** Runs one call; see the file comment. */
-export async function runToolCall(ctx: CallContext, name: string, args: unknown, options: ToolCallOptions = {}): Promise<BridgedResult> {
+export async function runToolCall(deps: CallDeps, name: string, args: unknown, options: ToolCallOptions = {}): Promise<BridgedResult> {
   const startedAt = Date.now();
-  const entry = ctx.catalog.get(name);
+  const entry = deps.catalog.get(name);
   // The audit record names the server and tool; both are empty when the name is unknown.
   const server = entry?.config.name ?? "";
   const tool = entry?.bridged.originalName ?? "";
   let result: BridgedResult;
   try {
-    result = entry === undefined ? refused(ctx, name) : await pipeline(ctx, entry, name, args, options);
+    result = entry === undefined ? refused(deps, name) : await pipeline(deps, entry, name, args, options);
   } catch (err) {
     result = errorResult("internal", "The call failed inside mcp-bridge. Retrying is unlikely to help. The error follows.", {
       detail: errorMessage(err),
     });
   }
-  if (ctx.redactResults) result = redactResult(result, ctx.redactor);
+  if (deps.redactResults) result = redactResult(result, deps.redactor);
   try {
-    ctx.audit({ server, tool, name, startedAt, endedAt: Date.now(), args, result });
+    deps.audit({ server, tool, name, startedAt, endedAt: Date.now(), args, result });
   } catch {
     // Auditing must not turn a result into a throw.
   }
@@ -66,12 +66,12 @@ export async function runToolCall(ctx: CallContext, name: string, args: unknown,
 }
 
 /** The result for a name the catalog does not expose: unknown, filtered by policy, or over the limit. */
-function refused(ctx: CallContext, name: string): BridgedResult {
-  const refusal = ctx.catalog.refusal(name);
+function refused(deps: CallDeps, name: string): BridgedResult {
+  const refusal = deps.catalog.refusal(name);
   return errorResult(refusal.kind, refusal.message, { retryable: false });
 }
 
-async function pipeline(ctx: CallContext, entry: CatalogEntry, name: string, rawArgs: unknown, options: ToolCallOptions): Promise<BridgedResult> {
+async function pipeline(deps: CallDeps, entry: CatalogEntry, name: string, rawArgs: unknown, options: ToolCallOptions): Promise<BridgedResult> {
   const server = entry.config.name;
   const tool = entry.bridged.originalName;
   const args = rawArgs === undefined || rawArgs === null ? {} : rawArgs;
@@ -81,29 +81,29 @@ async function pipeline(ctx: CallContext, entry: CatalogEntry, name: string, raw
     });
   }
 
-  const early = unavailable(ctx.connection(server), server, tool) ?? cancelledBefore(options.signal, server, tool);
+  const early = unavailable(deps.connection(server), server, tool) ?? cancelledBefore(options.signal, server, tool);
   if (early !== undefined) return early;
-  if (ctx.limiter !== undefined) {
-    const limited = ctx.limiter.take(server);
+  if (deps.limiter !== undefined) {
+    const limited = deps.limiter.take(server);
     if (!limited.ok) return errorResult("rate_limited", limited.message);
   }
-  if (!ctx.gate.allowsWithoutAsking(server, tool, entry.config.trust)) {
-    const verdict = await ctx.gate.check(server, tool, name, args, entry.config.trust);
+  if (!deps.gate.allowsWithoutAsking(server, tool, entry.config.trust)) {
+    const verdict = await deps.gate.check(server, tool, name, args, entry.config.trust);
     if (!verdict.ok) return errorResult("denied", verdict.message, { retryable: false });
   }
   // Approval may have taken a while: look again.
-  const connection = ctx.connection(server);
+  const connection = deps.connection(server);
   const late = unavailable(connection, server, tool) ?? cancelledBefore(options.signal, server, tool);
   if (late !== undefined || connection === undefined) return late ?? errorResult("unavailable", `MCP server ${JSON.stringify(server)} is gone.`);
 
   let result: BridgedResult;
   try {
     const raw = await connection.callTool(tool, args as Record<string, unknown>, { signal: options.signal, onProgress: options.onProgress });
-    result = toBridgedResult(raw, ctx.limits);
+    result = toBridgedResult(raw, deps.limits);
   } catch (err) {
     result = fromError(err, { server, tool });
   }
-  const wrapper = ctx.wrapperFor(server);
+  const wrapper = deps.wrapperFor(server);
   return wrapper === undefined ? result : wrapper.wrapResult(result, `mcp:${server}/${tool}`);
 }
 

@@ -30,7 +30,7 @@ import { RateLimiter, type RateLimiterOptions } from "../security/rate-limit.ts"
 import { Redactor } from "../security/redact.ts";
 import { Emitter } from "../util/emitter.ts";
 import { auditRecord, type AuditArgsMode } from "./audit.ts";
-import { runToolCall, type CallContext, type ToolCallOptions } from "./call.ts";
+import { runToolCall, type CallDeps, type ToolCallOptions } from "./call.ts";
 import { catalogWarnings, ToolCatalog } from "./catalog.ts";
 import { ServerConnection, type ServerConnectionOptions } from "./connection.ts";
 import type { McpManagerEvents, ServerState, WarningKind } from "./events.ts";
@@ -124,7 +124,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
   private readonly gate: ApprovalGate;
   private readonly limiter: RateLimiter | undefined;
   private readonly untrusted: UntrustedText;
-  private readonly callContext: CallContext;
+  private readonly callDeps: CallDeps;
   private readonly maxServers: number;
   private release: (() => void) | undefined;
   private closing: Promise<void> | undefined;
@@ -140,7 +140,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
     this.gate = new ApprovalGate(options.approve);
     this.limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {});
     this.untrusted = new UntrustedText(options.untrusted ?? {}, (warning) => this.report("warning", warning));
-    this.callContext = {
+    this.callDeps = {
       catalog: this.catalog,
       connection: (server) => this.connections.get(server),
       limiter: this.limiter,
@@ -254,7 +254,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
    * errors all come back as `isError` results with a readable message.
    */
   callTool(name: string, args: Record<string, unknown> = {}, options: ToolCallOptions = {}): Promise<BridgedResult> {
-    return runToolCall(this.callContext, name, args, options);
+    return runToolCall(this.callDeps, name, args, options);
   }
 
   /** Every resource of the servers that expose them, each tagged with its server. */

@@ -28,7 +28,9 @@ export {
   StdioServerTransport,
   buildChildEnv,
   resolveCommand,
+  type StdioClientTransportOptions,
   type StdioClientOptions,
+  type StdioServerTransportOptions,
   type StdioServerOptions,
 } from "./transport/stdio.ts";
 
@@ -67,7 +69,7 @@ export {
   type ReadyReport,
   type ToolCallOptions,
 } from "./manager/manager.ts";
-export { ServerConnection, type ConnectionOptions, type HealthOptions } from "./manager/connection.ts";
+export { ServerConnection, type ConnectionOptions, type HealthOptions, type ServerConnectionOptions } from "./manager/connection.ts";
 export type {
   ServerState,
   StateChange,

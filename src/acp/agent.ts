@@ -44,7 +44,8 @@ export class ScriptedAgent implements Agent {
 
   constructor(connection: AcpAgentConnection, options: AcpMcpSessionsOptions = {}) {
     this.connection = connection;
-    this.sessions = new AcpMcpSessions(connection, options);
+    // The reference agent owns its process: its managers kill their children on a signal.
+    this.sessions = new AcpMcpSessions(connection, { ...options, manager: { processGuard: true, ...options.manager } });
   }
 
   initialize(): Omit<InitializeResponse, "protocolVersion"> {

@@ -19,29 +19,21 @@
  * - Every server that fails is reported to the editor with a `session/update` (a `notice` when
  *   the client accepts notices, else an agent message), after the `session/new` answer.
  * - The end of the connection closes every session: no child process, HTTP session or socket
- *   is left (the managers' process guard covers exit and SIGINT/SIGTERM).
+ *   is left (exit and SIGINT/SIGTERM are covered when `manager.processGuard` is set, as the
+ *   reference agent does).
  * - `callTool` reports `tool_call` (pending) → `tool_call_update` in_progress → completed or
  *   failed, and asks the editor before the first call of a tool of an `untrusted` server.
  */
 import type { BridgedResult, BridgedTool } from "../bridge/types.ts";
-import type { McpServerConfig, ResolvedServerConfig, TrustLevel } from "../config/types.ts";
+import type { McpServerConfig, TrustLevel } from "../config/types.ts";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
-import { McpManager, type McpManagerOptions, type ServerStatus } from "../manager/manager.ts";
-import type { StateChange } from "../manager/events.ts";
-import { createTransport, type TransportFactory } from "../manager/transport-factory.ts";
+import type { McpManager, McpManagerOptions, ServerStatus } from "../manager/manager.ts";
+import type { TransportFactory } from "../manager/transport-factory.ts";
 import type { ReadResourceResult } from "../mcp/types.ts";
 import { sessionNotFound, type AcpAgentConnection } from "./connection.ts";
-import { textBlock } from "./content.ts";
-import {
-  planServers,
-  serverChanges,
-  sessionClientFeatures,
-  type AcpClientFeatures,
-  type ServerPlan,
-  type SessionServersRequest,
-} from "./session-servers.ts";
-import { SessionToolCalls, type ToolCallSession } from "./tool-calls.ts";
-import type { AgentCapabilities, SessionUpdate } from "./types.ts";
+import { OpenSession } from "./open-session.ts";
+import { planServers, serverChanges, type AcpClientFeatures, type ServerPlan, type SessionServersRequest } from "./session-servers.ts";
+import type { AgentCapabilities } from "./types.ts";
 
 export type { AcpClientFeatures, SessionRequestContext, SessionServersRequest } from "./session-servers.ts";
 
@@ -89,64 +81,6 @@ export interface AcpMcpSessionsOptions {
   /** Diagnostics (one line each, secrets redacted); never protocol output. */
   log?: (line: string) => void;
   mcpOverAcp?: McpOverAcpHook;
-}
-
-/** One open session: its manager, its tool calls, and the updates held until the editor knows it. */
-class OpenSession implements ToolCallSession {
-  /** Aborted by `session/cancel` (then replaced): every call of the turn listens to it. */
-  turn = new AbortController();
-  /** Set once the first prompt waited for servers still starting. */
-  waited = false;
-  readonly calls: SessionToolCalls;
-  private announced = false;
-  private closed = false;
-  private queued: SessionUpdate[] = [];
-
-  /** Set by `open` before the manager starts anything; a reload replaces it. */
-  plan: ServerPlan = { entries: [], servers: [], trust: new Map(), fromClient: new Set(), roots: [] };
-
-  readonly id: string;
-  readonly manager: McpManager;
-  private readonly connection: AcpAgentConnection;
-  readonly log: (line: string) => void;
-
-  constructor(id: string, manager: McpManager, connection: AcpAgentConnection, log: (line: string) => void) {
-    this.id = id;
-    this.manager = manager;
-    this.connection = connection;
-    this.log = log;
-    this.calls = new SessionToolCalls(this, connection);
-  }
-
-  get trust(): ReadonlyMap<string, TrustLevel> {
-    return this.plan.trust;
-  }
-
-  turnSignal(): AbortSignal {
-    return this.turn.signal;
-  }
-
-  /** Sends an update, or holds it until {@link announce}. */
-  send(update: SessionUpdate): void {
-    if (this.closed) return;
-    if (!this.announced) this.queued.push(update);
-    else void this.connection.sessionUpdate(this.id, update);
-  }
-
-  /** The editor knows the session id now: send what was held. */
-  announce(): void {
-    if (this.announced) return;
-    this.announced = true;
-    const queued = this.queued;
-    this.queued = [];
-    for (const update of queued) this.send(update);
-  }
-
-  close(): Promise<void> {
-    this.closed = true;
-    this.turn.abort(new Error("the session was closed"));
-    return this.manager.close();
-  }
 }
 
 export class AcpMcpSessions {
@@ -217,33 +151,17 @@ export class AcpMcpSessions {
     const plan = await planServers(sessionId, request, entries, this.options, log);
     if (running !== undefined && this.sessions.get(sessionId) === running) return this.reload(running, plan, log);
 
-    const base = this.options.manager ?? {};
-    const wrapClient = this.options.wrapClientServers ?? true;
-    let session: OpenSession | undefined;
-    const manager = new McpManager({
-      ...base,
-      // Through the session, so that a reload can bring the factory of new tunnels.
-      transportFactory: (prepared, hooks) => (session?.plan.transportFactory ?? base.transportFactory ?? createTransport)(prepared, hooks),
-      approve: (req) => session?.calls.approve(req) ?? "deny",
-      untrusted: {
-        ...base.untrusted,
-        wrapServer: (c: ResolvedServerConfig) => c.trust === "untrusted" || (wrapClient && session?.plan.fromClient.has(c.name) === true),
-      },
-      clientFeatures: sessionClientFeatures(sessionId, this.options.clientFeatures, () => session?.plan),
-    });
-    session = new OpenSession(sessionId, manager, this.connection, log);
-    session.plan = plan;
+    const session = new OpenSession(sessionId, plan, this.options, this.connection, log);
     this.sessions.set(sessionId, session);
     if (this.ended) {
       await this.close(sessionId);
       throw new BridgeError("CLOSED", "the ACP connection ended while the session was starting");
     }
-    this.watch(session, label);
+    session.watch();
     await this.start(session, plan.servers);
     // The answer to session/new is written before this runs: updates about a session must not
     // reach the editor before its id does.
-    const opened = session;
-    setImmediate(() => opened.announce());
+    setImmediate(() => session.announce());
   }
 
   /** A `load` or `resume` of an open session: stop what went or changed, start what is new. */
@@ -354,35 +272,6 @@ export class AcpMcpSessions {
     const s = this.sessions.get(sessionId);
     if (s === undefined) throw sessionNotFound(sessionId);
     return s;
-  }
-
-  /** Something the user should see: a notice where the client takes them, else a message. */
-  private report(s: OpenSession, title: string, detail: string): void {
-    const notices = this.connection.clientCapabilities.session?.notices;
-    s.send(
-      notices !== undefined && notices !== null
-        ? { sessionUpdate: "notice", severity: "warning", title, description: detail }
-        : { sessionUpdate: "agent_message_chunk", content: textBlock(`${title}: ${detail}\n`) },
-    );
-  }
-
-  private watch(s: OpenSession, label: string): void {
-    s.manager.on("state", (change: StateChange) => {
-      const server = JSON.stringify(change.server);
-      const pid = s.manager.status().find((st) => st.name === change.server)?.pid;
-      const why = change.error === undefined ? "" : `: ${change.error}`;
-      this.log(`${label}: server ${server} ${change.to}${change.to === "ready" && pid !== undefined ? ` (pid ${pid})` : ""}${why}`);
-      if (change.to === "failed") {
-        this.report(s, `MCP server ${server} is unavailable`, `${change.error ?? "it failed"}. Its tools cannot be used in this session.`);
-      } else if (change.to === "restarting" && change.attempt === 1) {
-        this.report(s, `MCP server ${server} stopped`, `${change.error ?? "it failed"}. Restarting it.`);
-      }
-    });
-    s.manager.on("warning", (w) => {
-      this.log(`${label}: ${w.message}`);
-      if (w.kind === "server_limit" || w.kind === "tool_limit") this.report(s, "Some MCP tools are not available", w.message);
-    });
-    s.manager.on("log", (entry) => this.log(`${label}: [${entry.server}] ${entry.message}`));
   }
 }
 

@@ -50,7 +50,8 @@ export function auditRecord(input: AuditInput, redactor: Redactor, mode: AuditAr
   const record: AuditRecord = {
     server: input.server,
     tool: input.tool,
-    name: input.name,
+    // What the model typed: it may hold a secret it saw.
+    name: redactor.redact(input.name),
     at: input.startedAt,
     durationMs: Math.max(0, input.endedAt - input.startedAt),
     outcome,

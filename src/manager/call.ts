@@ -16,7 +16,7 @@ import type { ApprovalGate } from "../security/policy.ts";
 import type { RateLimiter } from "../security/rate-limit.ts";
 import type { Redactor } from "../security/redact.ts";
 import type { AuditInput } from "./audit.ts";
-import type { ToolCatalog } from "./catalog.ts";
+import type { CatalogEntry, ToolCatalog } from "./catalog.ts";
 import type { ServerConnection } from "./connection.ts";
 
 /** Options of `McpManager.callTool`. */
@@ -28,7 +28,7 @@ export interface ToolCallOptions {
 }
 
 /** What the call pipeline needs from its manager. */
-export interface CallContext {
+export interface CallDeps {
   catalog: ToolCatalog;
   connection(server: string): ServerConnection | undefined;
   limiter: RateLimiter | undefined;
@@ -42,42 +42,38 @@ export interface CallContext {
 }
 
 /** Runs one call; see the file comment. */
-export async function runToolCall(ctx: CallContext, name: string, args: unknown, options: ToolCallOptions = {}): Promise<BridgedResult> {
+export async function runToolCall(deps: CallDeps, name: string, args: unknown, options: ToolCallOptions = {}): Promise<BridgedResult> {
   const startedAt = Date.now();
-  const who = { server: "", tool: "" };
+  const entry = deps.catalog.get(name);
+  // The audit record names the server and tool; both are empty when the name is unknown.
+  const server = entry?.config.name ?? "";
+  const tool = entry?.bridged.originalName ?? "";
   let result: BridgedResult;
   try {
-    result = await pipeline(ctx, who, name, args, options);
+    result = entry === undefined ? refused(deps, name) : await pipeline(deps, entry, name, args, options);
   } catch (err) {
     result = errorResult("internal", "The call failed inside mcp-bridge. Retrying is unlikely to help. The error follows.", {
       detail: errorMessage(err),
     });
   }
-  if (ctx.redactResults) result = redactResult(result, ctx.redactor);
+  if (deps.redactResults) result = redactResult(result, deps.redactor);
   try {
-    ctx.audit({ server: who.server, tool: who.tool, name, startedAt, endedAt: Date.now(), args, result });
+    deps.audit({ server, tool, name, startedAt, endedAt: Date.now(), args, result });
   } catch {
     // Auditing must not turn a result into a throw.
   }
   return result;
 }
 
-async function pipeline(
-  ctx: CallContext,
-  who: { server: string; tool: string },
-  name: string,
-  rawArgs: unknown,
-  options: ToolCallOptions,
-): Promise<BridgedResult> {
-  const entry = ctx.catalog.get(name);
-  if (entry === undefined) {
-    const refusal = ctx.catalog.refusal(name);
-    return errorResult(refusal.kind, refusal.message, { retryable: false });
-  }
+/** The result for a name the catalog does not expose: unknown, filtered by policy, or over the limit. */
+function refused(deps: CallDeps, name: string): BridgedResult {
+  const refusal = deps.catalog.refusal(name);
+  return errorResult(refusal.kind, refusal.message, { retryable: false });
+}
+
+async function pipeline(deps: CallDeps, entry: CatalogEntry, name: string, rawArgs: unknown, options: ToolCallOptions): Promise<BridgedResult> {
   const server = entry.config.name;
   const tool = entry.bridged.originalName;
-  who.server = server;
-  who.tool = tool;
   const args = rawArgs === undefined || rawArgs === null ? {} : rawArgs;
   if (typeof args !== "object" || Array.isArray(args)) {
     return errorResult("rejected", `The arguments of ${JSON.stringify(name)} must be a JSON object, not ${Array.isArray(args) ? "an array" : typeof args}. Call it again with an object matching its input schema.`, {
@@ -85,29 +81,29 @@ async function pipeline(
     });
   }
 
-  const early = unavailable(ctx.connection(server), server, tool) ?? cancelledBefore(options.signal, server, tool);
+  const early = unavailable(deps.connection(server), server, tool) ?? cancelledBefore(options.signal, server, tool);
   if (early !== undefined) return early;
-  if (ctx.limiter !== undefined) {
-    const limited = ctx.limiter.take(server);
+  if (deps.limiter !== undefined) {
+    const limited = deps.limiter.take(server);
     if (!limited.ok) return errorResult("rate_limited", limited.message);
   }
-  if (!ctx.gate.allowsWithoutAsking(server, tool, entry.config.trust)) {
-    const verdict = await ctx.gate.check(server, tool, name, args, entry.config.trust);
+  if (!deps.gate.allowsWithoutAsking(server, tool, entry.config.trust)) {
+    const verdict = await deps.gate.check(server, tool, name, args, entry.config.trust);
     if (!verdict.ok) return errorResult("denied", verdict.message, { retryable: false });
   }
   // Approval may have taken a while: look again.
-  const connection = ctx.connection(server);
+  const connection = deps.connection(server);
   const late = unavailable(connection, server, tool) ?? cancelledBefore(options.signal, server, tool);
   if (late !== undefined || connection === undefined) return late ?? errorResult("unavailable", `MCP server ${JSON.stringify(server)} is gone.`);
 
   let result: BridgedResult;
   try {
     const raw = await connection.callTool(tool, args as Record<string, unknown>, { signal: options.signal, onProgress: options.onProgress });
-    result = toBridgedResult(raw, ctx.limits);
+    result = toBridgedResult(raw, deps.limits);
   } catch (err) {
     result = fromError(err, { server, tool });
   }
-  const wrapper = ctx.wrapperFor(server);
+  const wrapper = deps.wrapperFor(server);
   return wrapper === undefined ? result : wrapper.wrapResult(result, `mcp:${server}/${tool}`);
 }
 

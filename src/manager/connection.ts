@@ -16,22 +16,25 @@
 import type { ResolvedServerConfig } from "../config/types.ts";
 import { findPlaintextCredentials, SecretError } from "../config/secrets.ts";
 import { BridgeError, RpcError, errorMessage } from "../jsonrpc/errors.ts";
-import { McpClient, type CallOptions } from "../mcp/client.ts";
+import type { McpClient, CallOptions } from "../mcp/client.ts";
 import type { CallToolResult, Implementation, LoggingMessageNotificationParams, ServerCapabilities, Tool } from "../mcp/types.ts";
 import { PolicyError } from "../security/policy.ts";
 import type { Transport } from "../transport/transport.ts";
 import { Emitter } from "../util/emitter.ts";
 import { safeJson } from "../util/json.ts";
-import { backoffDelay, checkBackoff, type BackoffOptions } from "./backoff.ts";
-import { clientFeatureOptions, forwardElicitationComplete, type ClientFeatures } from "./client-features.ts";
+import type { BackoffOptions } from "./backoff.ts";
+import type { ClientFeatures } from "./client-features.ts";
+import { ConnectAttempt, hasTools, type AttemptDeps } from "./connect-attempt.ts";
 import type { ConnectionEvents, ServerState, StateChange, WarningKind } from "./events.ts";
 import { ChildTracker, HealthMonitor, type HealthOptions } from "./health.ts";
+import { RestartBudget } from "./restart-budget.ts";
 import { ToolList } from "./tool-list.ts";
-import { createTransport, prepareServer, transportPid, type PrepareOptions, type TransportFactory } from "./transport-factory.ts";
+import { transportPid, type PrepareOptions, type TransportFactory } from "./transport-factory.ts";
 
 export type { HealthOptions } from "./health.ts";
 
-export interface ConnectionOptions extends PrepareOptions {
+/** Options of {@link ServerConnection}. */
+export interface ServerConnectionOptions extends PrepareOptions {
   /** Sent in `initialize`. Default mcp-bridge's own. */
   clientInfo?: Implementation;
   /** Restart delays. Defaults 1 s doubling to 30 s, with jitter. */
@@ -51,12 +54,8 @@ export interface ConnectionOptions extends PrepareOptions {
   clientFeatures?: ClientFeatures;
 }
 
-/** One connection attempt; `dead` once it was abandoned (timeout, close). */
-interface Attempt {
-  dead: boolean;
-  client: McpClient | undefined;
-  transport: Transport | undefined;
-}
+/** @deprecated Renamed {@link ServerConnectionOptions}; this alias goes in the next release. */
+export type ConnectionOptions = ServerConnectionOptions;
 
 // LIMIT_EXCEEDED: a reply over our limits (a tools/list too long) would be as long after a restart.
 const NOT_RETRYABLE = new Set(["UNSUPPORTED_VERSION", "INVALID_RESULT", "AUTH_FAILED", "LIMIT_EXCEEDED"]);
@@ -73,92 +72,108 @@ const NOT_RETRYABLE = new Set(["UNSUPPORTED_VERSION", "INVALID_RESULT", "AUTH_FA
 export class ServerConnection extends Emitter<ConnectionEvents> {
   readonly name: string;
   readonly config: ResolvedServerConfig;
-  private readonly options: ConnectionOptions;
-  private readonly toolList: ToolList;
-  private current: McpClient | undefined;
-  private attemptNow: Attempt | undefined;
-  private readonly children = new ChildTracker();
-  private readonly health: HealthMonitor;
-  /** The transport of the ready connection. */
-  private currentTransport: Transport | undefined;
+  readonly #options: ServerConnectionOptions;
+  readonly #toolList: ToolList;
+  readonly #children = new ChildTracker();
+  readonly #health: HealthMonitor;
+  readonly #restarts: RestartBudget;
+  readonly #attemptDeps: AttemptDeps;
+  /** The client of the ready connection, and its transport. */
+  #client: McpClient | undefined;
+  #transport: Transport | undefined;
+  #attempt: ConnectAttempt | undefined;
   /** The most recently created transport: its pid is the one reported. */
-  private newestTransport: Transport | undefined;
-  private stateNow: ServerState = "connecting";
-  private changedAt = Date.now();
-  private announced = false;
-  private started = false;
-  private closing: Promise<void> | undefined;
-  private consecutive = 0;
-  private restartTotal = 0;
-  private readyAt: number | undefined;
-  private lastErrorText: string | undefined;
-  private restartTimer: ReturnType<typeof setTimeout> | undefined;
-  private settleWaiters: (() => void)[] = [];
+  #newestTransport: Transport | undefined;
+  #state: ServerState = "connecting";
+  #since = Date.now();
+  #announced = false;
+  #started = false;
+  #closing: Promise<void> | undefined;
+  #lastError: string | undefined;
+  #settleWaiters: (() => void)[] = [];
 
-  constructor(config: ResolvedServerConfig, options: ConnectionOptions) {
+  constructor(config: ResolvedServerConfig, options: ServerConnectionOptions) {
     super();
     this.name = config.name;
     this.config = config;
-    this.options = options;
-    checkBackoff(options.backoff ?? {});
-    this.toolList = new ToolList({
+    this.#options = options;
+    this.#restarts = new RestartBudget({
+      maxRestarts: config.restartOnCrash ? config.maxRestarts : 0,
+      stableAfterMs: options.stableAfterMs ?? 60_000,
+      backoff: options.backoff,
+    });
+    this.#toolList = new ToolList({
       server: this.name,
       redactor: options.redactor,
       ttlMs: options.toolCacheTtlMs,
       debounceMs: options.listChangedDebounceMs,
       onChange: () => this.emit("toolsChanged", { server: this.name }),
-      warn: (kind, message) => this.warn(kind, message),
+      warn: (kind, message) => this.#warn(kind, message),
     });
-    this.health = new HealthMonitor(
+    this.#health = new HealthMonitor(
       options.health ?? {},
-      (count, limit, reason) => this.warn("health", `server ${JSON.stringify(this.name)}: health check ${count} of ${limit} failed: ${reason}`),
+      (count, limit, reason) => this.#warn("health", `server ${JSON.stringify(this.name)}: health check ${count} of ${limit} failed: ${reason}`),
       (limit) => {
-        this.dropCurrent();
-        this.fail(new BridgeError("TIMEOUT", `server ${JSON.stringify(this.name)} failed ${limit} health checks in a row`), true);
+        this.#dropCurrent();
+        this.#fail(new BridgeError("TIMEOUT", `server ${JSON.stringify(this.name)} failed ${limit} health checks in a row`), true);
       },
     );
+    this.#attemptDeps = {
+      config,
+      options,
+      onTransport: (transport) => {
+        this.#children.add(transport);
+        this.#newestTransport = transport;
+      },
+      onClient: (client) => {
+        client.on("close", (reason) => this.#onClientClose(client, reason));
+        client.on("log", (params) => this.#onServerLog(params));
+        client.on("toolsListChanged", () => this.#onListChanged(client));
+      },
+      log: (source, level, message) => this.#log(source, level, message),
+    };
   }
 
   get state(): ServerState {
-    return this.stateNow;
+    return this.#state;
   }
   /** When the state last changed, ms since the epoch. */
   get since(): number {
-    return this.changedAt;
+    return this.#since;
   }
   /** Restarts scheduled so far (in total, not only in a row). */
   get restarts(): number {
-    return this.restartTotal;
+    return this.#restarts.total;
   }
   /** Restarts in a row, which `maxRestarts` limits. */
   get restartsInARow(): number {
-    return this.consecutive;
+    return this.#restarts.inARow;
   }
   /** Why it last failed or crashed (redacted). Kept after a recovery. */
   get lastError(): string | undefined {
-    return this.lastErrorText;
+    return this.#lastError;
   }
   /** The process id of the current (or last) stdio child. */
   get pid(): number | undefined {
-    return this.newestTransport === undefined ? undefined : transportPid(this.newestTransport);
+    return this.#newestTransport === undefined ? undefined : transportPid(this.#newestTransport);
   }
   get protocolVersion(): string | undefined {
-    return this.current?.protocolVersion;
+    return this.#client?.protocolVersion;
   }
   get serverInfo(): Implementation | undefined {
-    return this.current?.serverInfo;
+    return this.#client?.serverInfo;
   }
   get capabilities(): ServerCapabilities | undefined {
-    return this.current?.serverCapabilities;
+    return this.#client?.serverCapabilities;
   }
   /** The server's `instructions` from the handshake, redacted, while connected. */
   get instructions(): string | undefined {
-    const text = this.current?.instructions;
-    return text === undefined ? undefined : this.redact(text);
+    const text = this.#client?.instructions;
+    return text === undefined ? undefined : this.#redact(text);
   }
   /** The last tool list the server gave (also while restarting), redacted; undefined before the first. */
   get tools(): readonly Tool[] | undefined {
-    return this.toolList.current;
+    return this.#toolList.current;
   }
 
   /**
@@ -166,16 +181,16 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
    * (a retry is scheduled). Never rejects; read `state` and `lastError`.
    */
   async start(): Promise<void> {
-    if (this.started) return;
-    this.started = true;
-    for (const problem of findPlaintextCredentials(this.config)) this.warn("plaintext_credential", problem.message);
-    await this.attempt();
+    if (this.#started) return;
+    this.#started = true;
+    for (const problem of findPlaintextCredentials(this.config)) this.#warn("plaintext_credential", problem.message);
+    await this.#connect();
   }
 
   /** Resolves when the state is `ready`, `failed` or `closed` (not while restarting). */
   whenSettled(): Promise<void> {
-    if (this.isSettled()) return Promise.resolve();
-    return new Promise((resolve) => this.settleWaiters.push(resolve));
+    if (this.#isSettled()) return Promise.resolve();
+    return new Promise((resolve) => this.#settleWaiters.push(resolve));
   }
 
   /**
@@ -183,9 +198,9 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
    * previous list and is reported as a `tools_refresh` warning. No-op unless `ready`.
    */
   async refreshTools(): Promise<void> {
-    const client = this.current;
+    const client = this.#client;
     if (client === undefined || !hasTools(client)) return;
-    await this.toolList.refresh(() => client.listTools(), () => client === this.current);
+    await this.#toolList.refresh(() => client.listTools(), () => client === this.#client);
   }
 
   /** Calls a tool (the server's own name). Throws like `McpClient.callTool`; `NOT_CONNECTED` unless ready. */
@@ -195,16 +210,16 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
 
   /** Runs `fn` with the live client; rejects with `BridgeError NOT_CONNECTED` unless ready. */
   use<T>(fn: (client: McpClient) => Promise<T>): Promise<T> {
-    const client = this.current;
+    const client = this.#client;
     if (client === undefined) {
-      return Promise.reject(new BridgeError("NOT_CONNECTED", `server ${JSON.stringify(this.name)} is ${this.stateNow}, not ready`));
+      return Promise.reject(new BridgeError("NOT_CONNECTED", `server ${JSON.stringify(this.name)} is ${this.#state}, not ready`));
     }
     return fn(client);
   }
 
   /** SIGKILLs every child process this connection still has (for the process guard). */
   killChildrenSync(): void {
-    this.children.killAllSync();
+    this.#children.killAllSync();
   }
 
   /**
@@ -212,190 +227,129 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
    * shut down, and every spawned pid is checked to be gone. Idempotent.
    */
   close(): Promise<void> {
-    this.closing ??= this.shutdown();
-    return this.closing;
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
   }
 
-  private async shutdown(): Promise<void> {
-    this.stopTimers();
-    clearTimeout(this.restartTimer);
-    this.abandonAttempt();
-    const client = this.current;
-    this.current = undefined;
-    if (client !== undefined) this.children.retire(client, this.currentTransport);
-    this.setState("closed", {});
-    await this.children.drain();
+  async #shutdown(): Promise<void> {
+    this.#stopTimers();
+    this.#restarts.cancel();
+    this.#abandonAttempt();
+    const client = this.#client;
+    this.#client = undefined;
+    if (client !== undefined) this.#children.retire(client, this.#transport);
+    this.#setState("closed", {});
+    await this.#children.drain();
   }
 
-  private async attempt(): Promise<void> {
-    if (this.closing !== undefined) return;
-    const ctx: Attempt = { dead: false, client: undefined, transport: undefined };
-    this.attemptNow = ctx;
-    this.setState("connecting", { attempt: this.consecutive });
-    const timeoutMs = this.config.timeout;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // A reply discarded as too long (its id unreadable) is the likely reason: say so.
-        const discarded = ctx.client?.connection?.lastDiscardedLine;
-        const meanwhile = discarded === undefined ? "" : `; meanwhile ${discarded}`;
-        reject(
-          new BridgeError("TIMEOUT", `server ${JSON.stringify(this.name)} did not become ready within ${timeoutMs} ms (start, handshake and tools/list)${meanwhile}`, {
-            details: { timeoutMs },
-          }),
-        );
-      }, timeoutMs);
-    });
+  async #connect(): Promise<void> {
+    if (this.#closing !== undefined) return;
+    const attempt = new ConnectAttempt(this.#attemptDeps);
+    this.#attempt = attempt;
+    this.#setState("connecting", { attempt: this.#restarts.inARow });
     try {
-      const tools = await Promise.race([this.handshake(ctx), deadline]);
-      if (ctx.dead || this.closing !== undefined) return;
+      const tools = await attempt.run();
+      if (attempt.dead || this.#closing !== undefined) return;
       // Its close event, if it came meanwhile, was not ours to handle yet.
-      if (ctx.client?.connection?.closed !== false) throw new BridgeError("CLOSED", `server ${JSON.stringify(this.name)} closed the connection right after the handshake`);
-      this.becomeReady(ctx, tools);
+      if (attempt.client?.connection?.closed !== false) throw new BridgeError("CLOSED", `server ${JSON.stringify(this.name)} closed the connection right after the handshake`);
+      this.#becomeReady(attempt, tools);
     } catch (err) {
-      const abandoned = ctx.dead;
-      if (this.attemptNow === ctx) this.abandonAttempt();
-      if (abandoned || this.closing !== undefined) return;
-      this.fail(err, isRetryable(err));
-    } finally {
-      clearTimeout(timer);
+      const abandoned = attempt.dead;
+      if (this.#attempt === attempt) this.#abandonAttempt();
+      if (abandoned || this.#closing !== undefined) return;
+      this.#fail(err, isRetryable(err));
     }
   }
 
-  private async handshake(ctx: Attempt): Promise<Tool[]> {
-    const prepared = await prepareServer(this.config, this.options);
-    if (ctx.dead) throw abandonedError();
-    const factory = this.options.transportFactory ?? createTransport;
-    const transport = factory(prepared, {
-      onStderr: (line) => this.log("stderr", "info", line),
-      onLog: (message) => this.log("transport", "debug", message),
-      shutdownGraceMs: this.options.shutdownGraceMs,
-    });
-    const client = new McpClient({
-      ...clientFeatureOptions(this.name, this.options.clientFeatures, this.options.redactor),
-      clientInfo: this.options.clientInfo,
-      connectTimeoutMs: this.config.timeout,
-      // Every other request (tools/list, resources, prompts, ping) gets the server's own limit.
-      requestTimeoutMs: this.config.timeout,
-      toolTimeoutMs: this.config.toolTimeout,
-    });
-    forwardElicitationComplete(client, this.name, this.options.clientFeatures);
-    ctx.client = client;
-    ctx.transport = transport;
-    this.children.add(transport);
-    this.newestTransport = transport;
-    client.on("close", (reason) => this.onClientClose(client, reason));
-    client.on("log", (params) => this.onServerLog(params));
-    client.on("toolsListChanged", () => this.onListChanged(client));
-    await client.connect(transport);
-    if (ctx.dead) throw abandonedError();
-    return hasTools(client) ? await client.listTools() : [];
-  }
-
-  private becomeReady(ctx: Attempt, tools: Tool[]): void {
-    this.attemptNow = undefined;
-    this.current = ctx.client;
-    this.currentTransport = ctx.transport;
-    this.readyAt = Date.now();
-    this.toolList.set(tools);
-    this.setState("ready", {});
-    if (ctx.client !== undefined) this.health.start(ctx.client);
+  #becomeReady(attempt: ConnectAttempt, tools: Tool[]): void {
+    this.#attempt = undefined;
+    this.#client = attempt.client;
+    this.#transport = attempt.transport;
+    this.#restarts.ready();
+    this.#toolList.set(tools);
+    this.#setState("ready", {});
+    if (attempt.client !== undefined) this.#health.start(attempt.client);
   }
 
   /** Abandons the attempt in flight: its process is shut down, its late results ignored. */
-  private abandonAttempt(): void {
-    const ctx = this.attemptNow;
-    this.attemptNow = undefined;
-    if (ctx === undefined) return;
-    ctx.dead = true;
-    if (ctx.client !== undefined) this.children.retire(ctx.client, ctx.transport);
+  #abandonAttempt(): void {
+    const attempt = this.#attempt;
+    this.#attempt = undefined;
+    if (attempt === undefined) return;
+    attempt.dead = true;
+    if (attempt.client !== undefined) this.#children.retire(attempt.client, attempt.transport);
   }
 
-  private onClientClose(client: McpClient, reason: Error | undefined): void {
-    if (client !== this.current || this.closing !== undefined) return;
+  #onClientClose(client: McpClient, reason: Error | undefined): void {
+    if (client !== this.#client || this.#closing !== undefined) return;
     const error = reason ?? new BridgeError("CLOSED", `server ${JSON.stringify(this.name)}: the connection closed unexpectedly`);
-    this.dropCurrent();
-    this.fail(error, true);
+    this.#dropCurrent();
+    this.#fail(error, true);
   }
 
   /** The ready connection is lost: stop its timers, forget its cache, shut its process down. */
-  private dropCurrent(): void {
-    const client = this.current;
-    this.current = undefined;
-    this.stopTimers();
-    this.toolList.invalidate();
-    if (client !== undefined) this.children.retire(client, this.currentTransport);
+  #dropCurrent(): void {
+    const client = this.#client;
+    this.#client = undefined;
+    this.#stopTimers();
+    this.#toolList.invalidate();
+    if (client !== undefined) this.#children.retire(client, this.#transport);
   }
 
-  private fail(err: unknown, retryable: boolean): void {
-    this.lastErrorText = this.redact(errorMessage(err));
-    if (this.readyAt !== undefined && Date.now() - this.readyAt >= (this.options.stableAfterMs ?? 60_000)) this.consecutive = 0;
-    this.readyAt = undefined;
-    if (!retryable || !this.config.restartOnCrash || this.consecutive >= this.config.maxRestarts) {
-      this.setState("failed", { error: this.lastErrorText });
-      return;
-    }
-    this.consecutive++;
-    this.restartTotal++;
-    const delayMs = backoffDelay(this.consecutive, this.options.backoff);
-    this.setState("restarting", { attempt: this.consecutive, delayMs, error: this.lastErrorText });
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
-      void this.attempt();
-    }, delayMs);
+  #fail(err: unknown, retryable: boolean): void {
+    this.#lastError = this.#redact(errorMessage(err));
+    const delayMs = this.#restarts.afterFailure(retryable, () => void this.#connect());
+    if (delayMs === undefined) this.#setState("failed", { error: this.#lastError });
+    else this.#setState("restarting", { attempt: this.#restarts.inARow, delayMs, error: this.#lastError });
   }
 
-  private onListChanged(client: McpClient): void {
+  #onListChanged(client: McpClient): void {
     // Before ready, the list is read after the handshake anyway.
-    if (client !== this.current) return;
-    this.toolList.changed(() => void this.refreshTools());
+    if (client !== this.#client) return;
+    this.#toolList.changed(() => void this.refreshTools());
   }
 
-  private onServerLog(params: LoggingMessageNotificationParams): void {
+  #onServerLog(params: LoggingMessageNotificationParams): void {
     const data = typeof params.data === "string" ? params.data : safeJson(params.data);
-    this.log("server", String(params.level), data, typeof params.logger === "string" ? params.logger : undefined);
+    this.#log("server", String(params.level), data, typeof params.logger === "string" ? params.logger : undefined);
   }
 
-  private log(source: "stderr" | "server" | "transport", level: string, message: string, logger?: string): void {
-    const entry = { server: this.name, source, level, message: this.redact(message), at: Date.now() };
-    this.emit("log", logger === undefined ? entry : { ...entry, logger: this.redact(logger) });
+  #log(source: "stderr" | "server" | "transport", level: string, message: string, logger?: string): void {
+    const entry = { server: this.name, source, level, message: this.#redact(message), at: Date.now() };
+    this.emit("log", logger === undefined ? entry : { ...entry, logger: this.#redact(logger) });
   }
 
-  private warn(kind: WarningKind, message: string): void {
-    this.emit("warning", { kind, server: this.name, message: this.redact(message), at: Date.now() });
+  #warn(kind: WarningKind, message: string): void {
+    this.emit("warning", { kind, server: this.name, message: this.#redact(message), at: Date.now() });
   }
 
-  private setState(to: ServerState, extra: Pick<StateChange, "attempt" | "delayMs" | "error">): void {
-    const from = this.stateNow;
+  #setState(to: ServerState, extra: Pick<StateChange, "attempt" | "delayMs" | "error">): void {
+    const from = this.#state;
     if (from === "closed") return;
-    this.stateNow = to;
-    this.changedAt = Date.now();
-    const change: StateChange = { server: this.name, from: this.announced ? from : undefined, to, at: this.changedAt, ...extra };
-    this.announced = true;
+    this.#state = to;
+    this.#since = Date.now();
+    const change: StateChange = { server: this.name, from: this.#announced ? from : undefined, to, at: this.#since, ...extra };
+    this.#announced = true;
     this.emit("state", change);
-    if (this.isSettled()) {
-      const waiters = this.settleWaiters;
-      this.settleWaiters = [];
+    if (this.#isSettled()) {
+      const waiters = this.#settleWaiters;
+      this.#settleWaiters = [];
       for (const resolve of waiters) resolve();
     }
   }
 
-  private isSettled(): boolean {
-    return this.stateNow === "ready" || this.stateNow === "failed" || this.stateNow === "closed";
+  #isSettled(): boolean {
+    return this.#state === "ready" || this.#state === "failed" || this.#state === "closed";
   }
 
-  private stopTimers(): void {
-    this.health.stop();
-    this.toolList.stop();
+  #stopTimers(): void {
+    this.#health.stop();
+    this.#toolList.stop();
   }
 
-  private redact(text: string): string {
-    return this.options.redactor.redact(text);
+  #redact(text: string): string {
+    return this.#options.redactor.redact(text);
   }
-}
-
-function hasTools(client: McpClient): boolean {
-  return client.serverCapabilities?.tools !== undefined;
 }
 
 /** Restarting cannot fix a configuration problem or a server that speaks another protocol. */
@@ -403,8 +357,4 @@ function isRetryable(err: unknown): boolean {
   if (err instanceof SecretError || err instanceof PolicyError || err instanceof RpcError) return false;
   if (err instanceof BridgeError) return !NOT_RETRYABLE.has(err.code);
   return true;
-}
-
-function abandonedError(): BridgeError {
-  return new BridgeError("CLOSED", "connection attempt abandoned");
 }

@@ -13,8 +13,8 @@
  * ```
  *
  * Contract: `callTool` never throws; every event, status and error message has been through
- * the session's {@link Redactor}; `close()` (or the process guard, on exit and on SIGINT or
- * SIGTERM) stops every child.
+ * the session's {@link Redactor}; `close()` stops every child, and so does the process guard
+ * (on exit, SIGINT and SIGTERM) when the manager was made with `processGuard: true`.
  */
 import { ToolNamer, type NamingFunction } from "../bridge/naming.ts";
 import type { ResultLimits } from "../bridge/results.ts";
@@ -30,9 +30,9 @@ import { RateLimiter, type RateLimiterOptions } from "../security/rate-limit.ts"
 import { Redactor } from "../security/redact.ts";
 import { Emitter } from "../util/emitter.ts";
 import { auditRecord, type AuditArgsMode } from "./audit.ts";
-import { runToolCall, type CallContext, type ToolCallOptions } from "./call.ts";
+import { runToolCall, type CallDeps, type ToolCallOptions } from "./call.ts";
 import { catalogWarnings, ToolCatalog } from "./catalog.ts";
-import { ServerConnection, type ConnectionOptions } from "./connection.ts";
+import { ServerConnection, type ServerConnectionOptions } from "./connection.ts";
 import type { McpManagerEvents, ServerState, WarningKind } from "./events.ts";
 import { guardProcess } from "./process-guard.ts";
 import * as res from "./resources.ts";
@@ -42,7 +42,7 @@ export const DEFAULT_MAX_SERVERS = 10;
 export const DEFAULT_MAX_TOOLS = 100;
 export const DEFAULT_READY_TIMEOUT_MS = 30_000;
 
-export interface McpManagerOptions extends Omit<ConnectionOptions, "redactor"> {
+export interface McpManagerOptions extends Omit<ServerConnectionOptions, "redactor"> {
   /** The session's redactor; share it with everything else that logs. Default: a new one. */
   redactor?: Redactor;
   /** Servers per manager; configs beyond it are dropped with a warning. Default 10. */
@@ -73,7 +73,11 @@ export interface McpManagerOptions extends Omit<ConnectionOptions, "redactor"> {
   auditArgs?: AuditArgsMode;
   /** Replace known secrets in tool results too. Default true. (Everything else a server sends is always redacted.) */
   redactResults?: boolean;
-  /** Install the exit/SIGINT/SIGTERM handlers that kill children. Default true. */
+  /**
+   * Install process-wide exit/SIGINT/SIGTERM handlers that kill this manager's children (see
+   * process-guard.ts). Default false: a library does not take over a process's signals unless
+   * the program asks; a program that owns its process (a CLI, an agent) should.
+   */
   processGuard?: boolean;
 }
 
@@ -120,7 +124,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
   private readonly gate: ApprovalGate;
   private readonly limiter: RateLimiter | undefined;
   private readonly untrusted: UntrustedText;
-  private readonly callContext: CallContext;
+  private readonly callDeps: CallDeps;
   private readonly maxServers: number;
   private release: (() => void) | undefined;
   private closing: Promise<void> | undefined;
@@ -135,8 +139,8 @@ export class McpManager extends Emitter<McpManagerEvents> {
     this.catalog = new ToolCatalog({ namer, maxTools: positive(options.maxTools ?? DEFAULT_MAX_TOOLS, "maxTools"), policy });
     this.gate = new ApprovalGate(options.approve);
     this.limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {});
-    this.untrusted = new UntrustedText(options.untrusted ?? {}, (warning) => this.emit("warning", warning));
-    this.callContext = {
+    this.untrusted = new UntrustedText(options.untrusted ?? {}, (warning) => this.report("warning", warning));
+    this.callDeps = {
       catalog: this.catalog,
       connection: (server) => this.connections.get(server),
       limiter: this.limiter,
@@ -150,7 +154,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
         if (this.listenerCount("audit") > 0) this.emit("audit", auditRecord(input, this.redactor, options.auditArgs));
       },
     };
-    if (options.processGuard !== false) {
+    if (options.processGuard === true) {
       this.release = guardProcess({ killChildrenSync: () => this.killChildrenSync(), close: () => this.close() });
     }
   }
@@ -161,12 +165,12 @@ export class McpManager extends Emitter<McpManagerEvents> {
   }
 
   /**
-   * Every event goes out through the redactor: each string in it (keys included) has every
-   * known secret replaced. Audit arguments have already been through `redactValue`, which
-   * also blanks values under credential-like keys.
+   * Sends an event the manager itself makes (warnings, tool changes) through the redactor: each
+   * string in it, keys included, has every known secret replaced. A server connection's events
+   * come redacted already and audit records are built redacted, so those go out as they are.
    */
-  override emit<K extends keyof McpManagerEvents>(event: K, payload: McpManagerEvents[K]): number {
-    return super.emit(event, this.redactor.redactJson(payload));
+  private report<K extends keyof McpManagerEvents>(event: K, payload: McpManagerEvents[K]): void {
+    this.emit(event, this.redactor.redactJson(payload));
   }
 
   /**
@@ -196,7 +200,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
       added.push(connection);
     }
     if (overLimit.length > 0) {
-      this.emit("warning", {
+      this.report("warning", {
         kind: "server_limit",
         message: `the limit of ${this.maxServers} servers per session was reached; not started: ${overLimit.map((n) => JSON.stringify(n)).join(", ")}`,
         dropped: overLimit,
@@ -250,7 +254,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
    * errors all come back as `isError` results with a readable message.
    */
   callTool(name: string, args: Record<string, unknown> = {}, options: ToolCallOptions = {}): Promise<BridgedResult> {
-    return runToolCall(this.callContext, name, args, options);
+    return runToolCall(this.callDeps, name, args, options);
   }
 
   /** Every resource of the servers that expose them, each tagged with its server. */
@@ -364,9 +368,9 @@ export class McpManager extends Emitter<McpManagerEvents> {
       tools: c.state === "failed" || c.state === "closed" ? EMPTY : (c.tools ?? EMPTY),
     }));
     const update = this.catalog.update(servers);
-    for (const warning of catalogWarnings(update, this.catalog.size)) this.emit("warning", warning);
+    for (const warning of catalogWarnings(update, this.catalog.size)) this.report("warning", warning);
     const { change } = update;
-    if (change.added.length + change.removed.length + change.changed.length > 0) this.emit("toolsChanged", change);
+    if (change.added.length + change.removed.length + change.changed.length > 0) this.report("toolsChanged", change);
   }
 
   private wrapperFor(server: string): UntrustedWrapper | undefined {
@@ -384,7 +388,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
   }
 
   private warn(kind: WarningKind, message: string, server?: string): void {
-    this.emit("warning", { kind, message, ...(server === undefined ? {} : { server }), at: Date.now() });
+    this.report("warning", { kind, message, ...(server === undefined ? {} : { server }), at: Date.now() });
   }
 }
 

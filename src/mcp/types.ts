@@ -1,7 +1,7 @@
 /**
  * MCP wire types (protocol 2025-11-25, which is a superset of the older handshake-era
  * revisions): the base shapes, content blocks, tools and the initialize handshake. Resources,
- * prompts, completion, logging, roots, sampling and elicitation live in `types-features.ts`
+ * prompts, completion, logging, roots, sampling and elicitation live in `feature-types.ts`
  * and are re-exported from here, so callers import from this one module.
  *
  * Shapes are `type` aliases rather than interfaces on purpose: an object type alias is
@@ -12,7 +12,7 @@
  * are passed through untouched, never narrowed or rewritten here.
  */
 
-export type * from "./types-features.ts";
+export type * from "./feature-types.ts";
 
 /** RFC 5424 severities, least severe first: index order is severity order. */
 export const LOGGING_LEVELS = [

@@ -10,7 +10,7 @@
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { AuthError } from "./auth-error.ts";
-import { StreamableHttpClientTransport, type HttpClientOptions } from "./http-client.ts";
+import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from "./http-client.ts";
 import { httpUrl, normalizeHeaders } from "./http-options.ts";
 import { SseClientTransport } from "./sse-client.ts";
 import type { Transport } from "./transport.ts";
@@ -31,7 +31,7 @@ export class AutoHttpClientTransport implements Transport {
   /** Forwarded from the Streamable HTTP transport (see its `onsessionexpired`). */
   onsessionexpired?: () => void;
 
-  private readonly options: HttpClientOptions;
+  private readonly options: StreamableHttpClientTransportOptions;
   private inner: StreamableHttpClientTransport | SseClientTransport | undefined;
   private choosing: Promise<void> | undefined;
   /** The Streamable HTTP transport while its initialize POST decides; close() must reach it. */
@@ -42,7 +42,7 @@ export class AutoHttpClientTransport implements Transport {
   private closeNotified = false;
   private closing: Promise<void> | undefined;
 
-  constructor(options: HttpClientOptions) {
+  constructor(options: StreamableHttpClientTransportOptions) {
     // Fail at construction on a bad URL or header, as the concrete transports do.
     httpUrl(options.url, "auto HTTP transport");
     normalizeHeaders(options.headers, "auto HTTP transport");

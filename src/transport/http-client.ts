@@ -31,7 +31,7 @@ import { httpUrl, keepAliveAgent, normalizeHeaders } from "./http-options.ts";
 import { HttpCall, LiveCalls, displayUrl, type HttpMethod } from "./http-request.ts";
 import type { Transport } from "./transport.ts";
 
-export interface HttpClientOptions {
+export interface StreamableHttpClientTransportOptions {
   url: string | URL;
   /** Sent on every request (POST, GET, DELETE) to the configured origin, never to another. */
   headers?: Record<string, string>;
@@ -50,6 +50,9 @@ export interface HttpClientOptions {
   /** Default: a keep-alive agent owned (and destroyed on close) by the transport. */
   agent?: http.Agent;
 }
+
+/** @deprecated Renamed {@link StreamableHttpClientTransportOptions}; this alias goes in the next release. */
+export type HttpClientOptions = StreamableHttpClientTransportOptions;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
@@ -85,7 +88,7 @@ export class StreamableHttpClientTransport implements Transport {
   private closed = false;
   private closing: Promise<void> | undefined;
 
-  constructor(options: HttpClientOptions) {
+  constructor(options: StreamableHttpClientTransportOptions) {
     this.base = clientBasics(options, "Streamable HTTP transport");
     this.wantGetStream = options.openGetStream ?? true;
     const host: StreamHost = {
@@ -348,7 +351,7 @@ export interface HttpClientBasics {
  * Checks the URL and headers (throwing as a constructor should) and fills the defaults.
  * `label` names the transport in those errors, e.g. `"SSE transport"`.
  */
-export function clientBasics(options: HttpClientOptions, label: string): HttpClientBasics {
+export function clientBasics(options: StreamableHttpClientTransportOptions, label: string): HttpClientBasics {
   const url = httpUrl(options.url, label);
   const target = displayUrl(url);
   const configured = normalizeHeaders(options.headers, `${label} for ${target}`);

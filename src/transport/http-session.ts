@@ -26,7 +26,7 @@ import { Channel, STANDALONE } from "./http-channel.ts";
 import { HTTP_REFUSAL_CODE, isWritable as writable, sendJson, sendRpcError, startEventStream, writeBounded } from "./http-guard.ts";
 import type { Transport, TransportSendOptions } from "./transport.ts";
 
-export interface HttpSessionOptions {
+export interface StreamableHttpSessionTransportOptions {
   /** The `Mcp-Session-Id`; `undefined` in stateless mode. */
   sessionId: string | undefined;
   /** One POST, no event ids, no standalone stream; the transport closes once that POST is answered. */
@@ -69,7 +69,7 @@ export class StreamableHttpSessionTransport implements Transport {
   onclose?: (reason?: Error) => void;
 
   readonly sessionId: string | undefined;
-  /** Set in stateless mode for a non-initialize POST (see {@link HttpSessionOptions}). */
+  /** Set in stateless mode for a non-initialize POST (see {@link StreamableHttpSessionTransportOptions}). */
   readonly initializedProtocolVersion: string | undefined;
 
   private version: string | undefined;
@@ -89,7 +89,7 @@ export class StreamableHttpSessionTransport implements Transport {
   private started = false;
   private closing: Promise<void> | undefined;
 
-  constructor(options: HttpSessionOptions) {
+  constructor(options: StreamableHttpSessionTransportOptions) {
     this.sessionId = options.sessionId;
     this.stateless = options.stateless === true;
     this.initializedProtocolVersion = options.initializedProtocolVersion;

@@ -14,7 +14,7 @@ import type * as http from "node:http";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { SseParser, type SseEvent } from "../jsonrpc/sse.ts";
-import { clientBasics, type HttpClientBasics, type HttpClientOptions } from "./http-client.ts";
+import { clientBasics, type HttpClientBasics, type StreamableHttpClientTransportOptions } from "./http-client.ts";
 import { drain, mediaType, statusError } from "./http-body.ts";
 import { readSse } from "./http-event-stream.ts";
 import { carriesRequest } from "./http-options.ts";
@@ -22,13 +22,16 @@ import { HttpCall, LiveCalls, displayUrl, type HttpMethod } from "./http-request
 import type { Transport } from "./transport.ts";
 
 /**
- * Options of {@link SseClientTransport}. Of {@link HttpClientOptions}, `openGetStream` and
+ * Options of {@link SseClientTransport}. Of {@link StreamableHttpClientTransportOptions}, `openGetStream` and
  * `reconnect` do not apply (the legacy protocol has one stream and no resumption).
  */
-export interface SseClientOptions extends HttpClientOptions {
+export interface SseClientTransportOptions extends StreamableHttpClientTransportOptions {
   /** Time allowed for the stream to open and send its `endpoint` event, ms. Default `requestTimeoutMs`. */
   endpointTimeoutMs?: number;
 }
+
+/** @deprecated Renamed {@link SseClientTransportOptions}; this alias goes in the next release. */
+export type SseClientOptions = SseClientTransportOptions;
 
 /**
  * ```ts
@@ -49,7 +52,7 @@ export class SseClientTransport implements Transport {
   private ended = false;
   private closing: Promise<void> | undefined;
 
-  constructor(options: SseClientOptions) {
+  constructor(options: SseClientTransportOptions) {
     this.base = clientBasics(options, "SSE transport");
     this.endpointTimeoutMs = options.endpointTimeoutMs ?? this.base.timeoutMs;
   }

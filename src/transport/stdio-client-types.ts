@@ -3,7 +3,7 @@
  * erased at run time, so importing the transport loads no extra module for them.
  */
 
-export interface StdioClientOptions {
+export interface StdioClientTransportOptions {
   /** Executable: a bare name (looked up in the child's PATH) or a path (relative to `cwd`). */
   command: string;
   args?: readonly string[];
@@ -26,6 +26,9 @@ export interface StdioClientOptions {
   /** Size of the stderr ring buffer. Default 64 KiB. */
   stderrBufferBytes?: number;
 }
+
+/** @deprecated Renamed {@link StdioClientTransportOptions}; this alias goes in the next release. */
+export type StdioClientOptions = StdioClientTransportOptions;
 
 /** Counters kept by a {@link StdioClientTransport}. */
 export interface StdioClientStats {

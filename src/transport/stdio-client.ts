@@ -17,10 +17,10 @@ import { LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
 import { ByteRing, DEFAULT_RING_BYTES, lastLines, TextLineSplitter } from "./ring-buffer.ts";
 import { buildChildEnv, CommandNotFoundError, isDirectory, processGroupExists, resolveCommand } from "./spawn-env.ts";
 import { TickCork } from "./tick-cork.ts";
-import type { StdioClientOptions, StdioClientStats } from "./stdio-client-types.ts";
+import type { StdioClientTransportOptions, StdioClientStats } from "./stdio-client-types.ts";
 import type { Transport } from "./transport.ts";
 
-export type { StdioClientOptions, StdioClientStats } from "./stdio-client-types.ts";
+export type { StdioClientTransportOptions, StdioClientOptions, StdioClientStats } from "./stdio-client-types.ts";
 
 const DEFAULT_GRACE_MS = 2000;
 const STDERR_LINE_CHARS = 8192;
@@ -49,7 +49,7 @@ export class StdioClientTransport implements Transport {
 
   readonly stats: StdioClientStats = { messagesReceived: 0, junkLines: 0, tooLongLines: 0, stderrBytes: 0 };
 
-  private readonly options: StdioClientOptions;
+  private readonly options: StdioClientTransportOptions;
   private readonly label: string;
   private readonly graceMs: number;
   private readonly decoder: LineDecoder;
@@ -74,7 +74,7 @@ export class StdioClientTransport implements Transport {
   private readonly exited: Deferred = deferred();
   private readonly done: Deferred = deferred();
 
-  constructor(options: StdioClientOptions) {
+  constructor(options: StdioClientTransportOptions) {
     this.options = options;
     this.label = options.name ?? basename(options.command);
     this.graceMs = options.shutdownGraceMs ?? DEFAULT_GRACE_MS;

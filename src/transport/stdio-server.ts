@@ -10,7 +10,7 @@ import type { Transport } from "./transport.ts";
 
 const utf8 = new TextEncoder();
 
-export interface StdioServerOptions {
+export interface StdioServerTransportOptions {
   /** Default `process.stdin`. */
   stdin?: Readable;
   /** Default `process.stdout`. */
@@ -18,6 +18,9 @@ export interface StdioServerOptions {
   /** Largest stdin line accepted, in bytes. Default 32 MiB. */
   maxLineBytes?: number;
 }
+
+/** @deprecated Renamed {@link StdioServerTransportOptions}; this alias goes in the next release. */
+export type StdioServerOptions = StdioServerTransportOptions;
 
 /**
  * Serves one peer over a pair of streams (by default this process's stdin and stdout).
@@ -60,7 +63,7 @@ export class StdioServerTransport implements Transport {
     void this.end(new BridgeError("CLOSED", `stdio stream failed: ${errorMessage(err)}`, { cause: err }));
   };
 
-  constructor(options: StdioServerOptions = {}) {
+  constructor(options: StdioServerTransportOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
     this.decoder = new LineDecoder({ maxLineBytes: options.maxLineBytes });

@@ -174,7 +174,7 @@ export class TcpTransport implements Transport {
   }
 }
 
-export interface TcpClientOptions extends Omit<TcpTransportOptions, "initialData"> {
+export interface TcpClientTransportOptions extends Omit<TcpTransportOptions, "initialData"> {
   /** Default `127.0.0.1`. */
   host?: string;
   port: number;
@@ -201,12 +201,12 @@ const RETRYABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EADDRNOTA
  * ```
  */
 export class TcpClientTransport extends TcpTransport {
-  private readonly target: Required<Pick<TcpClientOptions, "host" | "port" | "connectAttempts" | "retryDelayMs" | "maxRetryDelayMs">>;
+  private readonly target: Required<Pick<TcpClientTransportOptions, "host" | "port" | "connectAttempts" | "retryDelayMs" | "maxRetryDelayMs">>;
   private readonly greeting: unknown;
   private connectStarted = false;
   private abandoned = false;
 
-  constructor(options: TcpClientOptions) {
+  constructor(options: TcpClientTransportOptions) {
     super(undefined, { ...options, name: options.name ?? `tcp ${options.host ?? "127.0.0.1"}:${options.port}` });
     const attempts = options.connectAttempts ?? 8;
     if (!Number.isInteger(options.port) || options.port < 1 || options.port > 65535) {

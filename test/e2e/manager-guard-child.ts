@@ -7,7 +7,7 @@ import { McpManager } from "../../src/manager/manager.ts";
 import { fixtureConfig } from "./manager-helpers.ts";
 
 const mode = process.argv[2] ?? "wait";
-const manager = new McpManager({ shutdownGraceMs: 300 });
+const manager = new McpManager({ shutdownGraceMs: 300, processGuard: true });
 let grandchild: number | undefined;
 manager.on("log", (l) => {
   const m = /^grandchild-pid=(\d+)$/.exec(l.message);

@@ -8,6 +8,7 @@ import { McpManager, type McpManagerOptions } from "../../src/manager/manager.ts
 import { ManagerError } from "../../src/manager/resources.ts";
 import { McpServer } from "../../src/mcp/server.ts";
 import type { ApprovalRequest } from "../../src/security/policy.ts";
+import { Redactor } from "../../src/security/redact.ts";
 import { echoServer, memConfig, memoryServers, waitForState, type Faults, type MemoryServers } from "./helpers.ts";
 
 interface Setup {
@@ -352,6 +353,29 @@ test("remove() closes one server and takes its tools out of the session", async 
     assert.deepEqual((await manager.tools()).map((t) => t.name), ["mcp__b__echo"]);
     assert.ok(changes.some((c) => c.removed.includes("mcp__a__echo")));
     assert.equal((await manager.callTool("mcp__a__echo", {})).failure?.kind, "unknown_tool");
+  } finally {
+    await manager.close();
+  }
+});
+
+test("events a server connection sends (redacted there) and audit records go out without a second redaction pass", async () => {
+  // Counts the whole-event passes; the connection's own per-string redaction uses redact().
+  class CountingRedactor extends Redactor {
+    passes: string[] = [];
+    override redactJson<T>(value: T): T {
+      const v = value as { to?: unknown; outcome?: unknown; kind?: unknown };
+      this.passes.push(v.to !== undefined ? "state" : v.outcome !== undefined ? "audit" : v.kind !== undefined ? "warning" : "other");
+      return super.redactJson(value);
+    }
+  }
+  const redactor = new CountingRedactor();
+  const { manager, states, audits } = await setup([memConfig("a")], { redactor });
+  try {
+    await manager.callTool("mcp__a__echo", { text: "hi" });
+    assert.deepEqual(
+      { states: states.map((s) => s.to), audits: audits.map((a) => a.outcome), passes: redactor.passes.filter((p) => p === "state" || p === "audit") },
+      { states: ["connecting", "ready"], audits: ["ok"], passes: [] },
+    );
   } finally {
     await manager.close();
   }

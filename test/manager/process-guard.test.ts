@@ -5,6 +5,9 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { ensureGone, guardInstalled, guardProcess, guardedCount, killProcessTreeSync } from "../../src/manager/process-guard.ts";
 import { alive } from "../e2e/helpers.ts";
+import { ScriptedAgent } from "../../src/acp/agent.ts";
+import { McpManager } from "../../src/manager/manager.ts";
+import { pair } from "../acp/helpers.ts";
 
 const target = () => ({ killChildrenSync: () => {}, close: async () => {} });
 
@@ -52,4 +55,32 @@ test("ensureGone leaves a gone pid alone and kills a live one", async () => {
   await exited;
   assert.equal(ensureGone(child.pid!), false);
   assert.equal(alive(child.pid), false);
+});
+
+function listenerCounts() {
+  return { exit: process.listenerCount("exit"), int: process.listenerCount("SIGINT"), term: process.listenerCount("SIGTERM") };
+}
+
+test("a manager installs no process handlers unless made with processGuard: true", async () => {
+  const before = listenerCounts();
+  const plain = new McpManager();
+  assert.deepEqual({ counts: listenerCounts(), guarded: guardedCount() }, { counts: before, guarded: 0 });
+  await plain.close();
+  const guarded = new McpManager({ processGuard: true });
+  assert.deepEqual({ counts: listenerCounts(), guarded: guardedCount() }, { counts: { exit: before.exit + 1, int: before.int + 1, term: before.term + 1 }, guarded: 1 });
+  await guarded.close();
+  assert.deepEqual({ counts: listenerCounts(), guarded: guardedCount() }, { counts: before, guarded: 0 });
+});
+
+test("the reference agent asks for the process guard for its sessions' managers", async () => {
+  let agent!: ScriptedAgent;
+  const p = await pair((c) => (agent = new ScriptedAgent(c, { globalConfigDir: false, workspaceConfig: false })));
+  try {
+    await agent.sessions.open("s1", { cwd: process.cwd(), mcpServers: [] });
+    assert.equal(guardedCount(), 1);
+    await agent.sessions.close("s1");
+    assert.equal(guardedCount(), 0);
+  } finally {
+    await p.close();
+  }
 });

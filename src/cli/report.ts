@@ -38,6 +38,7 @@ const EXIT_OF_BRIDGE_CODE: Record<BridgeErrorCode, ExitCodeValue> = {
   INVALID_UTF8: ExitCode.Protocol,
   INVALID_MESSAGE: ExitCode.Protocol,
   TOO_MANY_PENDING: ExitCode.Failed,
+  INVALID_STATE: ExitCode.Failed,
   // Our own request could not be encoded: a local failure, not the server's.
   INVALID_PARAMS: ExitCode.Failed,
   UNSUPPORTED_VERSION: ExitCode.Protocol,

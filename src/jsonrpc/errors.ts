@@ -57,6 +57,8 @@ export type BridgeErrorCode =
   | "PARSE_ERROR"
   | "INVALID_UTF8"
   | "INVALID_MESSAGE"
+  /** API misuse: a call the object's state does not allow (`start()` twice). */
+  | "INVALID_STATE"
   /** Params of an outgoing request or notification that cannot be sent (not serialisable as JSON). */
   | "INVALID_PARAMS"
   | "TOO_MANY_PENDING"

@@ -4,17 +4,18 @@
  * idempotent (later calls get the same promise), `onclose` exactly once.
  *
  *   new -> starting -> open -> closing -> closed
- *     \________\________\_______/
+ *               \-> failed ----/
+ *   (close() leads from any state to closing; the far end's close from open to closed)
  *
- * `closing` means no more sends (close() was called, or start failed); `closed` means
- * `onclose` has been called. A transport keeps its own resources (child, socket, streams) and
+ * `failed`: start() rejected, the transport never connected (sends get `NOT_CONNECTED`);
+ * `closing`: close() was called, no more sends (`CLOSED`); `closed`: `onclose` has been called. A transport keeps its own resources (child, socket, streams) and
  * asks this helper only what the state allows.
  */
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { Transport } from "./transport.ts";
 
 /** Where a transport is in its life; see {@link TransportLifecycle}. */
-export type TransportState = "new" | "starting" | "open" | "closing" | "closed";
+export type TransportState = "new" | "starting" | "open" | "failed" | "closing" | "closed";
 
 /**
  * Start-once, close-once and onclose-once for one transport.
@@ -47,8 +48,8 @@ export class TransportLifecycle {
   }
 
   /**
-   * Moves `new` to `starting`. Throws `INVALID_STATE` on a second start while starting or
-   * open, `CLOSED` once the transport is closing or closed.
+   * Moves `new` to `starting`. Throws `INVALID_STATE` on a second start (also after a failed
+   * one: a transport starts once), `CLOSED` once the transport is closing or closed.
    */
   beginStart(): void {
     if (this.#state === "new") {
@@ -72,13 +73,19 @@ export class TransportLifecycle {
     throw this.closedError();
   }
 
-  /** A start that failed: nothing more can be sent; close() still releases and reports. */
+  /** A start that failed: nothing can be sent; close() still releases and reports. */
   startFailed(): void {
-    if (!this.ending) this.#state = "closing";
+    if (this.#state === "starting") this.#state = "failed";
   }
 
-  /** The error for a send in the current (not open) state: `NOT_CONNECTED` before start, else `CLOSED`. */
+  /**
+   * The error for a send in the current (not open) state: `NOT_CONNECTED` before start, while
+   * starting and after a failed start; `CLOSED` once closing or closed.
+   */
   notOpen(): BridgeError {
+    if (this.#state === "failed") {
+      return new BridgeError("NOT_CONNECTED", `${this.#label}: start() failed; close this transport and create a new one`);
+    }
     if (this.#state === "new" || this.#state === "starting") {
       return new BridgeError("NOT_CONNECTED", `${this.#label}: transport not started (call start() first)`);
     }

@@ -126,7 +126,7 @@ export class StdioClientTransport implements Transport {
    */
   close(): Promise<void> {
     // A start that failed left nothing to stop (the lifecycle still reports the end).
-    const startFailed = this.life.state === "closing";
+    const startFailed = this.life.state === "failed";
     return this.life.close(() => this.shutdown(startFailed));
   }
 

@@ -2,9 +2,17 @@
  * Runs the transport contract (contract.ts) against every `Transport` implementation, each with
  * a real far end.
  */
-import { createServer, type Server, type Socket } from "node:net";
+import { createServer as createHttpServer, request as httpRequest, type ServerResponse } from "node:http";
+import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
+import { AcpTunnelTransport } from "../../src/acp/acp-tunnel-transport.ts";
+import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
+import { AutoHttpClientTransport } from "../../src/transport/http-auto.ts";
+import { StreamableHttpClientTransport } from "../../src/transport/http-client.ts";
+import { StreamableHttpSessionTransport } from "../../src/transport/http-session.ts";
 import { InMemoryTransport } from "../../src/transport/memory.ts";
+import { SseClientTransport } from "../../src/transport/sse-client.ts";
+import { SseServer, SseSessionTransport } from "../../src/transport/sse-server.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { StdioServerTransport } from "../../src/transport/stdio-server.ts";
 import { TcpClientTransport, TcpTransport } from "../../src/transport/tcp.ts";
@@ -119,3 +127,108 @@ transportContract("tcp client", async () => {
     },
   };
 });
+
+/**
+ * A loopback HTTP server that accepts every POST (202), refuses GET (405: no stream) and
+ * answers DELETE: enough far end for a client that only sends notifications.
+ */
+async function acceptingServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      if (req.method === "POST") res.writeHead(202).end();
+      else if (req.method === "DELETE") res.writeHead(200).end();
+      else res.writeHead(405, { allow: "POST" }).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+transportContract(
+  "Streamable HTTP client",
+  async () => {
+    const far = await acceptingServer();
+    const transport = new StreamableHttpClientTransport({ url: far.url, reconnect: { maxAttempts: 0 } });
+    return { transport, closePeer: () => far.close(), dispose: () => far.close() };
+  },
+  { sendsBeforeStart: true, peer: "outlived" },
+);
+
+transportContract(
+  "auto HTTP client",
+  async () => {
+    const far = await acceptingServer();
+    const transport = new AutoHttpClientTransport({ url: far.url, reconnect: { maxAttempts: 0 } });
+    return { transport, closePeer: () => far.close(), dispose: () => far.close() };
+  },
+  { sendsBeforeStart: true, peer: "outlived" },
+);
+
+transportContract("SSE client (against SseServer)", async () => {
+  const server = new SseServer({ onSession: (t) => t.start() });
+  const { url } = await server.listen();
+  const transport = new SseClientTransport({ url: url.href });
+  return { transport, closePeer: () => server.close(), dispose: () => server.close() };
+});
+
+transportContract("SSE session (server side, a real GET stream)", async () => {
+  let handOver!: (res: ServerResponse) => void;
+  const response = new Promise<ServerResponse>((r) => (handOver = r));
+  const server = createHttpServer((_req, res) => handOver(res));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  const get = httpRequest({ host: "127.0.0.1", port, path: "/sse", headers: { accept: "text/event-stream" } });
+  get.on("error", () => undefined);
+  get.on("response", (res) => res.resume());
+  get.end();
+  const transport = new SseSessionTransport("contract", await response, () => undefined);
+  return {
+    transport,
+    // What SseServer does once onSession has connected the transport.
+    afterStart: () => transport.open("/messages?sessionId=contract", 60_000),
+    closePeer: async () => {
+      get.destroy();
+    },
+    dispose: async () => {
+      get.destroy();
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      });
+    },
+  };
+});
+
+transportContract(
+  "Streamable HTTP session (server side)",
+  async () => ({ transport: new StreamableHttpSessionTransport({ sessionId: "contract" }), dispose: async () => undefined }),
+  { peer: "none" },
+);
+
+transportContract(
+  "ACP tunnel (over a JsonRpcPeer on an in-memory pair)",
+  async () => {
+    const [near, far] = InMemoryTransport.createLinkedPair();
+    const link = new JsonRpcPeer(near);
+    await link.start();
+    await far.start();
+    const transport = new AcpTunnelTransport({ key: "acp:contract", link });
+    return {
+      transport,
+      dispose: async () => {
+        await link.close();
+        await far.close();
+      },
+    };
+  },
+  { peer: "none" },
+);

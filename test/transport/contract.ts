@@ -12,8 +12,13 @@ import type { Transport } from "../../src/transport/transport.ts";
 /** One transport under test and the far end it is connected to. */
 export interface ContractSubject {
   transport: Transport;
-  /** Ends the connection from the far side (the child exits, the socket or stream ends). */
-  closePeer(): Promise<void>;
+  /**
+   * Ends the connection from the far side (the child exits, the socket or stream ends, the
+   * server goes away). Absent with `peer: "none"` (see {@link ContractOptions}).
+   */
+  closePeer?(): Promise<void>;
+  /** What the owner does right after `start()` resolves (the SSE server opens the stream). */
+  afterStart?(): void;
   /** Stops whatever the fixture started (servers, children by pid); runs after each case. */
   dispose(): Promise<void>;
 }
@@ -24,6 +29,14 @@ export interface ContractOptions {
    * in-memory pair); every other transport rejects it with `NOT_CONNECTED`.
    */
   sendsBeforeStart?: boolean;
+  /**
+   * What the far side closing does. `ends` (default): the transport ends, `onclose` once.
+   * `outlived`: request/response transports (Streamable HTTP) have no connection whose end ends
+   * them; sends fail with a typed error and the transport stays until close(). `none`: nothing
+   * on the far side can end it (a server's session transport, an ACP tunnel: their owner closes
+   * them), so the case does not apply.
+   */
+  peer?: "ends" | "outlived" | "none";
 }
 
 const note = { jsonrpc: "2.0", method: "notifications/contract" } as const;
@@ -66,22 +79,34 @@ export function transportContract(name: string, make: () => Promise<ContractSubj
     });
   };
 
-  withSubject("a second start() rejects with INVALID_STATE", async ({ transport }) => {
+  const start = async (s: ContractSubject): Promise<void> => {
+    await s.transport.start();
+    s.afterStart?.();
+  };
+
+  withSubject("a second start() rejects with INVALID_STATE", async (s) => {
+    const { transport } = s;
     watchClose(transport);
-    await transport.start();
+    await start(s);
     await assert.rejects(transport.start(), { name: "BridgeError", code: "INVALID_STATE" });
   });
 
-  if (!options.sendsBeforeStart) {
+  if (options.sendsBeforeStart) {
+    withSubject("send() before start() is accepted (nothing to open)", async ({ transport }) => {
+      watchClose(transport);
+      await transport.send(note);
+    });
+  } else {
     withSubject("send() before start() rejects with NOT_CONNECTED", async ({ transport }) => {
       watchClose(transport);
       await assert.rejects(transport.send(note), { name: "BridgeError", code: "NOT_CONNECTED" });
     });
   }
 
-  withSubject("send() after close() rejects with CLOSED", async ({ transport }) => {
+  withSubject("send() after close() rejects with CLOSED", async (s) => {
+    const { transport } = s;
     watchClose(transport);
-    await transport.start();
+    await start(s);
     await transport.close();
     await assert.rejects(transport.send(note), { name: "BridgeError", code: "CLOSED" });
   });
@@ -93,9 +118,10 @@ export function transportContract(name: string, make: () => Promise<ContractSubj
     assert.deepEqual(calls, [undefined]);
   });
 
-  withSubject("close() twice returns the same promise and calls onclose once, without a reason", async ({ transport }) => {
+  withSubject("close() twice returns the same promise and calls onclose once, without a reason", async (s) => {
+    const { transport } = s;
     const { calls } = watchClose(transport);
-    await transport.start();
+    await start(s);
     const first = transport.close();
     const second = transport.close();
     assert.equal(first, second);
@@ -104,9 +130,10 @@ export function transportContract(name: string, make: () => Promise<ContractSubj
     assert.deepEqual(calls, [undefined]);
   });
 
-  withSubject("close() during send(): the send settles, sent or CLOSED, and close resolves", async ({ transport }) => {
+  withSubject("close() during send(): the send settles, sent or CLOSED, and close resolves", async (s) => {
+    const { transport } = s;
     const { calls } = watchClose(transport);
-    await transport.start();
+    await start(s);
     const sent = outcome(transport.send(note));
     await transport.close();
     const got = await sent;
@@ -114,16 +141,28 @@ export function transportContract(name: string, make: () => Promise<ContractSubj
     assert.deepEqual(calls, [undefined]);
   });
 
-  withSubject("the peer closing first calls onclose once; then send rejects CLOSED and close resolves", async (s) => {
-    const { calls, closed } = watchClose(s.transport);
-    await s.transport.start();
-    await s.closePeer();
-    await closed;
-    await assert.rejects(s.transport.send(note), { name: "BridgeError", code: "CLOSED" });
-    await s.transport.close();
-    assert.equal(calls.length, 1);
-    if (calls[0] !== undefined) assert.equal(calls[0].name, "BridgeError");
-  });
+  if (options.peer === "outlived") {
+    withSubject("the server going away fails sends with a BridgeError; onclose waits for close()", async (s) => {
+      const { calls } = watchClose(s.transport);
+      await start(s);
+      await s.closePeer!();
+      await assert.rejects(s.transport.send(note), { name: "BridgeError" });
+      assert.deepEqual(calls, []);
+      await s.transport.close();
+      assert.deepEqual(calls, [undefined]);
+    });
+  } else if (options.peer !== "none") {
+    withSubject("the peer closing first calls onclose once; then send rejects CLOSED and close resolves", async (s) => {
+      const { calls, closed } = watchClose(s.transport);
+      await start(s);
+      await s.closePeer!();
+      await closed;
+      await assert.rejects(s.transport.send(note), { name: "BridgeError", code: "CLOSED" });
+      await s.transport.close();
+      assert.equal(calls.length, 1);
+      if (calls[0] !== undefined) assert.equal(calls[0].name, "BridgeError");
+    });
+  }
 
   withSubject("close() before start() calls onclose once", async ({ transport }) => {
     const { calls } = watchClose(transport);

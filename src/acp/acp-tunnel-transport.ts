@@ -34,6 +34,7 @@ import {
   type McpOverAcpBinding,
   type TunnelDirection,
 } from "./mcp-over-acp.ts";
+import { TransportLifecycle } from "../transport/lifecycle.ts";
 
 /** The ACP connection as a tunnel needs it. A `JsonRpcPeer` fits as it is. */
 export interface AcpMessageLink {
@@ -101,12 +102,11 @@ export class AcpTunnelTransport implements Transport {
   private readonly outgoing = new IdTable<AbortController>();
   /** Outer requests we received, by inner id, waiting for the inner response. */
   private readonly incoming = new IdTable<Incoming>();
-  private started = false;
-  private closed = false;
-  private closing: Promise<void> | undefined;
+  private readonly life: TransportLifecycle;
 
   constructor(options: AcpTunnelOptions) {
     this.key = options.key;
+    this.life = new TransportLifecycle(this, `MCP over ACP ${options.key}`);
     this.side = options.side ?? "client";
     this.link = options.link;
     this.binding = options.binding ?? draftBinding;
@@ -120,13 +120,12 @@ export class AcpTunnelTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (this.started) throw new BridgeError("INVALID_STATE", `MCP over ACP ${this.key}: start() called twice`);
-    if (this.closed) throw new BridgeError("CLOSED", `MCP over ACP ${this.key}: tunnel is closed`);
-    this.started = true;
+    this.life.beginStart();
+    this.life.opened();
   }
 
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    if (this.closed) throw new BridgeError("CLOSED", `MCP over ACP ${this.key}: tunnel is closed`);
+    if (this.life.state !== "open") throw this.life.notOpen();
     // The draft carries one message per envelope; a batch travels as its elements, in order.
     const items = Array.isArray(message) ? message : [message];
     const sent: Promise<void>[] = [];
@@ -149,7 +148,7 @@ export class AcpTunnelTransport implements Transport {
    * once the inner side answers. `signal` aborts when the outer request is cancelled.
    */
   receiveRequest(message: JsonRpcRequest, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    if (this.closed || !this.started) {
+    if (this.life.state !== "open") {
       return Promise.reject(new RpcError(ErrorCode.InternalError, `MCP over ACP ${this.key}: the MCP connection is not open`, { url: this.key }));
     }
     const id = message.id;
@@ -182,7 +181,7 @@ export class AcpTunnelTransport implements Transport {
 
   /** An outer notification carried an inner notification for this tunnel. */
   receiveNotification(message: JsonRpcNotification): void {
-    if (this.closed || !this.started) return;
+    if (this.life.state !== "open") return;
     const cancelled = cancelledRequestId(message);
     if (cancelled !== undefined) {
       // The inner handler stops and sends nothing; the outer request still needs its answer.
@@ -197,17 +196,15 @@ export class AcpTunnelTransport implements Transport {
 
   /** Closes with a reason (the ACP connection ended); `onclose` gets it. */
   shutdown(reason: Error | undefined): Promise<void> {
-    this.closing ??= (async () => {
-      this.closed = true;
+    return this.life.close(async () => {
       const gone = new RpcError(ErrorCode.InternalError, `MCP over ACP ${this.key}: the MCP connection closed`, { url: this.key });
       for (const entry of this.incoming.values()) entry.reject(gone);
       this.incoming.clear();
       for (const controller of this.outgoing.values()) controller.abort(gone);
       this.outgoing.clear();
       this.onDetach?.();
-      this.onclose?.(reason);
-    })();
-    return this.closing;
+      this.life.ended(reason);
+    });
   }
 
   private sendRequest(request: JsonRpcRequest): void {
@@ -254,7 +251,7 @@ export class AcpTunnelTransport implements Transport {
   }
 
   private deliver(message: JsonRpcMessage): void {
-    if (this.closed) return;
+    if (this.life.ending) return;
     try {
       this.onmessage?.(message);
     } catch (err) {

@@ -19,7 +19,11 @@ export interface TransportSendOptions {
  *
  * Rules every implementation keeps:
  * - `start()` is called once before `send()`; it resolves when messages can flow (the child is
- *   spawned, the stream is open). It rejects with a `BridgeError` (e.g. `SPAWN_FAILED`).
+ *   spawned, the stream is open). It rejects with a `BridgeError` (e.g. `SPAWN_FAILED`); a
+ *   second call rejects with `INVALID_STATE`, a call after `close()` with `CLOSED`. `send()`
+ *   before `start()` (or after a failed one) rejects with `NOT_CONNECTED`, except where there
+ *   is nothing to open (the in-memory pair, Streamable HTTP). `TransportLifecycle` in
+ *   transport/lifecycle.ts keeps these rules for every implementation.
  * - Messages are delivered to `onmessage` in the order they were received, one parsed JSON value
  *   per call (a batch arrives as one array). The transport does not validate JSON-RPC shape; the
  *   peer does.

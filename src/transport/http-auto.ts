@@ -14,6 +14,7 @@ import { StreamableHttpClientTransport, type StreamableHttpClientTransportOption
 import { httpUrl, normalizeHeaders } from "./http-options.ts";
 import { SseClientTransport } from "./sse-client.ts";
 import type { Transport } from "./transport.ts";
+import { TransportLifecycle } from "./lifecycle.ts";
 
 const FALLBACK_STATUSES: ReadonlySet<unknown> = new Set([400, 404, 405]);
 
@@ -38,9 +39,7 @@ export class AutoHttpClientTransport implements Transport {
   private probing: StreamableHttpClientTransport | undefined;
   private which: "streamable-http" | "sse" | undefined;
   private version: string | undefined;
-  private closed = false;
-  private closeNotified = false;
-  private closing: Promise<void> | undefined;
+  private readonly life = new TransportLifecycle(this, "auto HTTP transport");
 
   constructor(options: StreamableHttpClientTransportOptions) {
     // Fail at construction on a bad URL or header, as the concrete transports do.
@@ -64,16 +63,24 @@ export class AutoHttpClientTransport implements Transport {
     this.inner?.setProtocolVersion(version);
   }
 
+  /** Nothing to open: the first `send()` (the initialize POST) chooses the transport. */
   start(): Promise<void> {
-    return this.closed ? Promise.reject(closedError()) : Promise.resolve();
+    try {
+      this.life.beginStart();
+      this.life.opened();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return Promise.resolve();
   }
 
+  /** Also accepted before `start()`, as Streamable HTTP accepts it (docs/decisions.md 52-lifecycle). */
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    if (this.closed) throw closedError();
+    if (this.life.ending) throw closedError();
     if (this.inner) return this.inner.send(message);
     if (this.choosing) {
       await this.choosing.catch(() => undefined);
-      if (this.closed) throw closedError();
+      if (this.life.ending) throw closedError();
       const chosen = this.current();
       if (!chosen) throw new BridgeError("NOT_CONNECTED", "auto HTTP transport: the initialize that chooses the transport failed");
       return chosen.send(message);
@@ -92,12 +99,9 @@ export class AutoHttpClientTransport implements Transport {
   }
 
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      this.closed = true;
+    return this.life.close(async () => {
       await Promise.all([this.inner?.close(), this.probing?.close()]);
-      this.notifyClose(undefined);
-    })();
-    return this.closing;
+    });
   }
 
   private async probe(initialize: JsonRpcMessage): Promise<void> {
@@ -110,7 +114,7 @@ export class AutoHttpClientTransport implements Transport {
       return;
     } catch (err) {
       const status = err instanceof BridgeError && err.code === "HTTP_ERROR" ? err.details.status : undefined;
-      if (!FALLBACK_STATUSES.has(status) || this.closed) {
+      if (!FALLBACK_STATUSES.has(status) || this.life.ending) {
         this.use(http, "streamable-http");
         throw err;
       }
@@ -118,7 +122,7 @@ export class AutoHttpClientTransport implements Transport {
       http.onmessage = undefined;
       http.onerror = undefined;
       await http.close();
-      if (this.closed) throw closedError();
+      if (this.life.ending) throw closedError();
       this.options.onLog?.(`initialize POST answered ${String(status)}; falling back to the legacy HTTP+SSE transport`);
     }
     const sse = new SseClientTransport(this.options);
@@ -135,7 +139,7 @@ export class AutoHttpClientTransport implements Transport {
         { cause: err, details: err instanceof BridgeError ? { ...err.details } : {} },
       );
     }
-    if (this.closed) throw closedError();
+    if (this.life.ending) throw closedError();
     await sse.send(initialize);
   }
 
@@ -154,7 +158,7 @@ export class AutoHttpClientTransport implements Transport {
     t.onmessage = (m) => this.onmessage?.(m);
     t.onerror = (e) => this.onerror?.(e);
     t.onclose = (reason) => {
-      if (t === this.inner) this.notifyClose(reason);
+      if (t === this.inner) this.life.ended(reason);
     };
   }
 
@@ -164,13 +168,6 @@ export class AutoHttpClientTransport implements Transport {
     this.inner = t;
     this.which = which;
     if (this.version !== undefined) t.setProtocolVersion(this.version);
-  }
-
-  private notifyClose(reason: Error | undefined): void {
-    if (this.closeNotified) return;
-    this.closeNotified = true;
-    this.closed = true;
-    this.onclose?.(reason);
   }
 }
 

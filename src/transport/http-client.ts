@@ -30,6 +30,7 @@ import { describeErrorBody, drain, mediaType, readBody, statusError } from "./ht
 import { httpUrl, keepAliveAgent, normalizeHeaders } from "./http-options.ts";
 import { HttpCall, LiveCalls, displayUrl, type HttpMethod } from "./http-request.ts";
 import type { Transport } from "./transport.ts";
+import { TransportLifecycle } from "./lifecycle.ts";
 
 export interface StreamableHttpClientTransportOptions {
   url: string | URL;
@@ -85,15 +86,14 @@ export class StreamableHttpClientTransport implements Transport {
   private reinit: Promise<void> | undefined;
   private reinitCount = 0;
   private postHeadersCache: { session: string | undefined; version: string | undefined; headers: http.OutgoingHttpHeaders } | undefined;
-  private closed = false;
-  private closing: Promise<void> | undefined;
+  private readonly life = new TransportLifecycle(this, "Streamable HTTP transport");
 
   constructor(options: StreamableHttpClientTransportOptions) {
     this.base = clientBasics(options, "Streamable HTTP transport");
     this.wantGetStream = options.openGetStream ?? true;
     const host: StreamHost = {
       url: this.base.url,
-      isClosed: () => this.closed,
+      isClosed: () => this.life.ending,
       hasSession: () => this.session !== undefined,
       openGet: (lastEventId) => this.call("GET", this.getHeaders(lastEventId), undefined, this.base.timeoutMs),
       message: (value) => this.emit(value),
@@ -123,12 +123,20 @@ export class StreamableHttpClientTransport implements Transport {
     this.version = v;
   }
 
+  /** Nothing to open: every message is its own POST (the GET stream opens after initialize). */
   start(): Promise<void> {
-    return this.closed ? Promise.reject(closedError()) : Promise.resolve();
+    try {
+      this.life.beginStart();
+      this.life.opened();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return Promise.resolve();
   }
 
+  /** Also accepted before `start()`: there is nothing to open (docs/decisions.md 52-lifecycle). */
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    if (this.closed) return Promise.reject(closedError());
+    if (this.life.ending) return Promise.reject(closedError());
     const body = encodeMessage(message);
     if (typeof body !== "string") return Promise.reject(body);
     const single = Array.isArray(message) ? undefined : (message as { method?: unknown; params?: unknown });
@@ -148,12 +156,10 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** Aborts everything in flight, DELETEs the session (bounded; 405 fine) and frees the agent. */
   close(): Promise<void> {
-    this.closing ??= this.shutdown();
-    return this.closing;
+    return this.life.close(() => this.shutdown());
   }
 
   private async shutdown(): Promise<void> {
-    this.closed = true;
     const err = closedError();
     this.streams.closeAll(err);
     this.live.abortAll(err);
@@ -169,12 +175,11 @@ export class StreamableHttpClientTransport implements Transport {
       this.session = undefined;
     }
     if (this.base.ownAgent) this.base.agent.destroy();
-    this.onclose?.();
   }
 
   /** `repeatable`: safe to send again on a fresh connection if a kept-alive one was dead. */
   private call(method: HttpMethod, headers: http.OutgoingHttpHeaders, body: string | undefined, timeoutMs: number, repeatable = true): HttpCall {
-    if (this.closed && method !== "DELETE") throw closedError();
+    if (this.life.ending && method !== "DELETE") throw closedError();
     return new HttpCall({
       method, url: this.base.url, headers, body, agent: this.base.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable,
     });

@@ -25,6 +25,7 @@ import { EventStore, formatEventId, parseEventId, type EventStoreOptions, type S
 import { Channel, STANDALONE } from "./http-channel.ts";
 import { HTTP_REFUSAL_CODE, isWritable as writable, sendJson, sendRpcError, startEventStream, writeBounded } from "./http-guard.ts";
 import type { Transport, TransportSendOptions } from "./transport.ts";
+import { TransportLifecycle } from "./lifecycle.ts";
 
 export interface StreamableHttpSessionTransportOptions {
   /** The `Mcp-Session-Id`; `undefined` in stateless mode. */
@@ -86,11 +87,11 @@ export class StreamableHttpSessionTransport implements Transport {
   private readonly onResponseClosed: (() => void) | undefined;
   private nextStream = 0;
   private openResponses = 0;
-  private started = false;
-  private closing: Promise<void> | undefined;
+  private readonly life: TransportLifecycle;
 
   constructor(options: StreamableHttpSessionTransportOptions) {
     this.sessionId = options.sessionId;
+    this.life = new TransportLifecycle(this, `HTTP session ${options.sessionId ?? "(stateless)"}`);
     this.stateless = options.stateless === true;
     this.initializedProtocolVersion = options.initializedProtocolVersion;
     this.version = options.initializedProtocolVersion;
@@ -115,12 +116,12 @@ export class StreamableHttpSessionTransport implements Transport {
 
   /** True once `start()` was called (the MCP server connected). */
   get connected(): boolean {
-    return this.started;
+    return this.life.state !== "new";
   }
 
   /** True once closed. */
   get closed(): boolean {
-    return this.closing !== undefined;
+    return this.life.ending;
   }
 
   /** True while an HTTP response of this session is open (it is not idle). */
@@ -134,8 +135,12 @@ export class StreamableHttpSessionTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.started) return Promise.reject(new Error("StreamableHttpSessionTransport: start() called twice"));
-    this.started = true;
+    try {
+      this.life.beginStart();
+      this.life.opened();
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return DONE;
   }
 
@@ -144,7 +149,7 @@ export class StreamableHttpSessionTransport implements Transport {
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: TransportSendOptions): Promise<void> {
-    if (this.closing) return Promise.reject(new BridgeError("CLOSED", `HTTP session ${this.sessionId ?? "(stateless)"} is closed`));
+    if (this.life.state !== "open") return Promise.reject(this.life.notOpen());
     try {
       if (Array.isArray(message)) this.routeBatch(message);
       else if ("method" in message) {
@@ -194,7 +199,7 @@ export class StreamableHttpSessionTransport implements Transport {
    * alone get 202; requests get their answers.
    */
   acceptPost(res: ServerResponse, message: unknown, requestIds: readonly JsonRpcId[], headers?: OutgoingHttpHeaders): void {
-    if (this.closing) {
+    if (this.life.ending) {
       sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found: session terminated");
       return;
     }
@@ -223,7 +228,7 @@ export class StreamableHttpSessionTransport implements Transport {
    * opens the standalone stream (409 if it is already open) and sends what waited for it.
    */
   openGet(res: ServerResponse, lastEventId: string | undefined): void {
-    if (this.closing || !this.standalone || !this.store) {
+    if (this.life.ending || !this.standalone || !this.store) {
       sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found: session terminated");
       return;
     }
@@ -246,8 +251,10 @@ export class StreamableHttpSessionTransport implements Transport {
 
   /** Ends every open response and forgets the session. `onclose` fires once. */
   close(): Promise<void> {
-    if (this.closing) return this.closing;
-    this.closing = DONE;
+    return this.life.close(async () => this.release());
+  }
+
+  private release(): void {
     const channels = new Set([...this.byRequest.values(), ...this.streams.values()]);
     for (const ch of channels) {
       if (ch.streamId === undefined) {
@@ -260,8 +267,8 @@ export class StreamableHttpSessionTransport implements Transport {
     this.streams.clear();
     this.store?.clear();
     this.onEnd?.();
-    this.onclose?.();
-    return this.closing;
+    // Before close() returns, as the server's bookkeeping expects.
+    this.life.ended();
   }
 
   /** Priming events (and so `retry`) are sent from 2025-11-25 on, when streams are resumable. */

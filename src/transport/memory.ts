@@ -5,8 +5,8 @@
  * other's objects, and a value JSON cannot carry (a BigInt, a cycle) fails here as it would
  * on the wire (see `encodeMessage`) instead of passing in a test and failing in production.
  */
-import { BridgeError } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
+import { TransportLifecycle } from "./lifecycle.ts";
 import type { Transport } from "./transport.ts";
 
 export class InMemoryTransport implements Transport {
@@ -15,8 +15,7 @@ export class InMemoryTransport implements Transport {
   onclose?: (reason?: Error) => void;
 
   private other: InMemoryTransport | undefined;
-  private closed = false;
-  private closing: Promise<void> | undefined;
+  private readonly life = new TransportLifecycle(this, "in-memory transport");
 
   /** Creates two connected transports: what one sends, the other receives. */
   static createLinkedPair(): [InMemoryTransport, InMemoryTransport] {
@@ -27,27 +26,30 @@ export class InMemoryTransport implements Transport {
     return [a, b];
   }
 
-  async start(): Promise<void> {}
+  async start(): Promise<void> {
+    this.life.beginStart();
+    this.life.opened();
+  }
 
+  /**
+   * Also accepted before `start()`: the pair is connected from birth, and tests drive one side
+   * raw without starting it (docs/decisions.md 52-lifecycle).
+   */
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    if (this.closed) throw new BridgeError("CLOSED", "in-memory transport is closed");
+    if (this.life.ending) throw this.life.closedError();
     const text = encodeMessage(message);
     if (typeof text !== "string") throw text;
     const target = this.other;
     queueMicrotask(() => {
-      if (target && !target.closed) target.onmessage?.(JSON.parse(text));
+      if (target && !target.life.ending) target.onmessage?.(JSON.parse(text));
     });
   }
 
   close(): Promise<void> {
-    if (!this.closing) {
-      this.closing = (async () => {
-        this.closed = true;
-        this.onclose?.();
-        const other = this.other;
-        if (other && !other.closed) await other.close();
-      })();
-    }
-    return this.closing;
+    return this.life.close(async () => {
+      this.life.ended();
+      const other = this.other;
+      if (other && !other.life.ending) await other.close();
+    });
   }
 }

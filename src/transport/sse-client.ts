@@ -20,6 +20,7 @@ import { readSse } from "./http-event-stream.ts";
 import { carriesRequest } from "./http-options.ts";
 import { HttpCall, LiveCalls, displayUrl, type HttpMethod } from "./http-request.ts";
 import type { Transport } from "./transport.ts";
+import { TransportLifecycle } from "./lifecycle.ts";
 
 /**
  * Options of {@link SseClientTransport}. Of {@link StreamableHttpClientTransportOptions}, `openGetStream` and
@@ -48,12 +49,11 @@ export class SseClientTransport implements Transport {
   private readonly endpointTimeoutMs: number;
   private readonly live = new LiveCalls();
   private postUrl: URL | undefined;
-  private started = false;
-  private ended = false;
-  private closing: Promise<void> | undefined;
+  private readonly life: TransportLifecycle;
 
   constructor(options: SseClientTransportOptions) {
     this.base = clientBasics(options, "SSE transport");
+    this.life = new TransportLifecycle(this, `SSE transport for ${this.base.target}`);
     this.endpointTimeoutMs = options.endpointTimeoutMs ?? this.base.timeoutMs;
   }
 
@@ -67,9 +67,17 @@ export class SseClientTransport implements Transport {
 
   /** Opens the stream; resolves once the `endpoint` event arrived. Rejects with `AuthError` or `HTTP_ERROR`. */
   async start(): Promise<void> {
-    if (this.started) throw new BridgeError("INVALID_MESSAGE", "SSE transport: start() called twice");
-    this.started = true;
-    if (this.ended) throw closedError();
+    this.life.beginStart();
+    try {
+      await this.openStream();
+    } catch (err) {
+      this.life.startFailed();
+      throw err;
+    }
+    this.life.opened();
+  }
+
+  private async openStream(): Promise<void> {
     const call = this.newCall("GET", { ...this.base.configured, accept: "text/event-stream" }, undefined, this.endpointTimeoutMs);
     const res = await call.response;
     const status = res.statusCode ?? 0;
@@ -86,7 +94,7 @@ export class SseClientTransport implements Transport {
       const parser = new SseParser({ maxEventSize: this.base.maxBody });
       const ended = readSse(call, res, parser, (events) => {
         for (const ev of events) {
-          if (this.ended) return;
+          if (this.life.ending) return;
           if (!waiting) {
             this.onEvent(ev);
           } else if (ev.event === "endpoint") {
@@ -118,9 +126,8 @@ export class SseClientTransport implements Transport {
   }
 
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    if (this.ended) throw closedError();
-    const url = this.postUrl;
-    if (!url) throw new BridgeError("NOT_CONNECTED", `SSE transport for ${this.base.target}: not started`);
+    if (this.life.state !== "open") throw this.life.notOpen();
+    const url = this.postUrl!;
     const body = encodeMessage(message);
     if (typeof body !== "string") throw body;
     const repeatable = !carriesRequest(message);
@@ -133,22 +140,20 @@ export class SseClientTransport implements Transport {
 
   /** Drops the stream and frees the agent. Idempotent. */
   close(): Promise<void> {
-    this.closing ??= this.shutdown(undefined);
-    return this.closing;
+    return this.life.close(() => this.shutdown(undefined));
   }
 
   private async shutdown(reason: Error | undefined): Promise<void> {
-    this.ended = true;
     const err = reason ?? closedError();
     this.live.abortAll(err);
     if (this.base.ownAgent) this.base.agent.destroy();
-    this.onclose?.(reason);
+    this.life.ended(reason);
   }
 
   private newCall(
     method: HttpMethod, headers: http.OutgoingHttpHeaders, body: string | undefined, timeoutMs: number, url = this.base.url, repeatable = true,
   ): HttpCall {
-    if (this.ended) throw closedError();
+    if (this.life.ending) throw closedError();
     return new HttpCall({ method, url, headers, body, agent: this.base.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable });
   }
 
@@ -194,11 +199,11 @@ export class SseClientTransport implements Transport {
 
   /** The stream ended after start: the transport ends with it. */
   private streamEnded(err: Error | undefined): void {
-    if (this.ended) return;
+    if (this.life.ending) return;
     const why = err ? `: ${err.message}` : " (the server closed it)";
     const reason = new BridgeError("CLOSED", `the SSE stream of ${this.base.target} ended${why}`, err ? { cause: err } : {});
     if (err instanceof BridgeError && err.code === "LIMIT_EXCEEDED") this.onerror?.(err);
-    this.closing ??= this.shutdown(reason);
+    void this.life.close(() => this.shutdown(reason));
   }
 }
 

@@ -32,6 +32,7 @@ import {
 } from "./http-guard.ts";
 import { closeHttpServer, createHttpServer, listenAt, startSession, type OnSession } from "./http-serve.ts";
 import type { Transport } from "./transport.ts";
+import { TransportLifecycle } from "./lifecycle.ts";
 
 /** The Host/Origin allow-lists, bearer token and body limits are those of {@link HttpGuardOptions}. */
 export interface SseServerOptions extends HttpGuardOptions {
@@ -56,8 +57,7 @@ export class SseSessionTransport implements Transport {
   onerror?: (error: Error) => void;
   onclose?: (reason?: Error) => void;
 
-  private started = false;
-  private closing: Promise<void> | undefined;
+  private readonly life: TransportLifecycle;
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   /** Events sent before the stream opened (the endpoint event must come first). */
   private early: string[] | undefined = [];
@@ -68,27 +68,32 @@ export class SseSessionTransport implements Transport {
 
   constructor(sessionId: string, res: ServerResponse, onEnd: () => void) {
     this.sessionId = sessionId;
+    this.life = new TransportLifecycle(this, `SSE session ${sessionId}`);
     this.res = res;
     this.onEnd = onEnd;
   }
 
   /** True once `start()` was called (the MCP server connected). */
   get connected(): boolean {
-    return this.started;
+    return this.life.state !== "new";
   }
 
   get closed(): boolean {
-    return this.closing !== undefined;
+    return this.life.ending;
   }
 
   start(): Promise<void> {
-    if (this.started) return Promise.reject(new BridgeError("INVALID_STATE", "SseSessionTransport: start() called twice"));
-    this.started = true;
+    try {
+      this.life.beginStart();
+      this.life.opened();
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return Promise.resolve();
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    if (this.closing) return Promise.reject(new BridgeError("CLOSED", `SSE session ${this.sessionId} is closed`));
+    if (this.life.state !== "open") return Promise.reject(this.life.notOpen());
     const data = encodeMessage(message);
     if (typeof data !== "string") return Promise.reject(data);
     const event = formatSseEvent({ event: "message", data });
@@ -99,13 +104,13 @@ export class SseSessionTransport implements Transport {
 
   /** Ends the stream; `onclose` fires once. */
   close(): Promise<void> {
-    if (this.closing) return this.closing;
-    this.closing = Promise.resolve();
-    if (this.keepAlive !== undefined) clearInterval(this.keepAlive);
-    if (!this.res.writableEnded) this.res.end();
-    this.onEnd();
-    this.onclose?.();
-    return this.closing;
+    return this.life.close(async () => {
+      if (this.keepAlive !== undefined) clearInterval(this.keepAlive);
+      if (!this.res.writableEnded) this.res.end();
+      this.onEnd();
+      // Before close() returns, as the server's bookkeeping expects.
+      this.life.ended();
+    });
   }
 
   /** Starts the stream with the `endpoint` event (called by the server once the MCP side is wired). */

@@ -14,6 +14,7 @@ import { basename } from "node:path";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
+import { TransportLifecycle } from "./lifecycle.ts";
 import { ByteRing, DEFAULT_RING_BYTES, lastLines, TextLineSplitter } from "./ring-buffer.ts";
 import { buildChildEnv, CommandNotFoundError, isDirectory, processGroupExists, resolveCommand } from "./spawn-env.ts";
 import { TickCork } from "./tick-cork.ts";
@@ -58,15 +59,10 @@ export class StdioClientTransport implements Transport {
 
   private child: ChildProcess | undefined;
   private resolvedPath: string | undefined;
-  private started = false;
-  private closeRequested = false;
-  private startFailed = false;
-  /** Whether close() had been called when the child exited (then onclose gets no reason). */
-  private exitRequested = false;
-  private finished = false;
-  private closeCalled = false;
-  private closing: Promise<void> | undefined;
-  private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private readonly life: TransportLifecycle;
+  /** How the child exited; `requested`: close() had been called (then onclose gets no reason). */
+  private exitInfo: { code: number | null; signal: NodeJS.Signals | null; requested: boolean } | undefined;
+  /** stdin failed (EPIPE): the child can no longer be written to, whatever its state. */
   private stdinBroken = false;
   private cork: TickCork | undefined;
   private streamsTimer: ReturnType<typeof setTimeout> | undefined;
@@ -77,6 +73,7 @@ export class StdioClientTransport implements Transport {
   constructor(options: StdioClientTransportOptions) {
     this.options = options;
     this.label = options.name ?? basename(options.command);
+    this.life = new TransportLifecycle(this, `server "${this.label}"`);
     this.graceMs = options.shutdownGraceMs ?? DEFAULT_GRACE_MS;
     this.decoder = new LineDecoder({ maxLineBytes: options.maxLineBytes });
     this.ring = new ByteRing(options.stderrBufferBytes ?? DEFAULT_RING_BYTES);
@@ -98,21 +95,21 @@ export class StdioClientTransport implements Transport {
     return this.ring.text();
   }
 
-  start(): Promise<void> {
-    if (this.started) return Promise.reject(new Error(`server "${this.label}": start() called twice`));
-    this.started = true;
-    return this.spawnChild();
+  async start(): Promise<void> {
+    this.life.beginStart();
+    try {
+      await this.spawnChild();
+    } catch (err) {
+      this.life.startFailed();
+      throw err;
+    }
+    this.life.opened();
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    const stdin = this.child?.stdin;
-    if (!stdin) {
-      if (this.closeRequested || this.finished) return Promise.reject(this.closedError());
-      return Promise.reject(new BridgeError("NOT_CONNECTED", `server "${this.label}": transport not started`));
-    }
-    if (this.closeRequested || this.finished || this.exitInfo || this.stdinBroken || !stdin.writable) {
-      return Promise.reject(this.closedError());
-    }
+    if (this.life.state !== "open") return Promise.reject(this.life.notOpen());
+    const stdin = this.child!.stdin!;
+    if (this.exitInfo || this.stdinBroken || !stdin.writable) return Promise.reject(this.closedError());
     const text = encodeMessage(message);
     if (typeof text !== "string") return Promise.reject(text);
     // Requests sent in one tick leave in one writev. The server side does not do this: its
@@ -128,8 +125,9 @@ export class StdioClientTransport implements Transport {
    * process group, waits again, then SIGKILLs the group. Idempotent.
    */
   close(): Promise<void> {
-    this.closing ??= this.shutdown();
-    return this.closing;
+    // A start that failed left nothing to stop (the lifecycle still reports the end).
+    const startFailed = this.life.state === "failed";
+    return this.life.close(() => this.shutdown(startFailed));
   }
 
   private async spawnChild(): Promise<void> {
@@ -141,16 +139,15 @@ export class StdioClientTransport implements Transport {
       if (!(await isDirectory(cwd))) throw new Error(`working directory "${cwd}" does not exist`);
       resolved = await resolveCommand(command, { cwd, env });
     } catch (err) {
-      this.startFailed = true;
       throw this.spawnFailed(err);
     }
-    if (this.closeRequested) throw this.closedError();
+    if (this.life.ending) throw this.closedError();
     this.resolvedPath = resolved;
 
     // Loaded on first spawn, not at import: it is a large module that programs importing the
     // library for other transports never need.
     const { spawn } = await import("node:child_process");
-    if (this.closeRequested) throw this.closedError();
+    if (this.life.ending) throw this.closedError();
     let child: ChildProcessWithoutNullStreams;
     try {
       child = spawn(resolved, this.options.args ?? [], {
@@ -163,7 +160,6 @@ export class StdioClientTransport implements Transport {
       });
     } catch (err) {
       // Some failures (bad arguments, EINVAL) are thrown rather than emitted.
-      this.startFailed = true;
       throw this.spawnFailed(err);
     }
     this.child = child;
@@ -181,8 +177,8 @@ export class StdioClientTransport implements Transport {
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error): void => {
         child.off("spawn", onSpawn);
-        this.startFailed = true;
-        this.finished = true;
+        // A child that never ran has no end to report: start() rejects instead.
+        child.removeAllListeners("exit").removeAllListeners("close");
         child.stdin.destroy();
         child.stdout.destroy();
         child.stderr.destroy();
@@ -204,7 +200,7 @@ export class StdioClientTransport implements Transport {
 
   private deliverAll(lines: DecodedLine[]): void {
     for (let i = 0; i < lines.length; i++) {
-      if (this.finished) return;
+      if (this.life.state === "closed") return;
       const line = lines[i]!;
       if (line.ok) {
         this.stats.messagesReceived++;
@@ -234,8 +230,7 @@ export class StdioClientTransport implements Transport {
   }
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
-    this.exitInfo = { code, signal };
-    this.exitRequested = this.closeRequested;
+    this.exitInfo = { code, signal, requested: this.life.ending };
     this.exited.resolve();
     // 'close' follows once stdout/stderr end; a grandchild that kept our pipes open would
     // delay it forever, so stop waiting after the grace period.
@@ -248,34 +243,22 @@ export class StdioClientTransport implements Transport {
 
   /** Runs once, after the child exited and its output was read. */
   private finish(): void {
-    if (this.finished) return;
+    if (this.life.state === "closed") return;
     this.deliverAll(this.decoder.end());
     this.stderrLines?.end();
-    this.finished = true;
     clearTimeout(this.streamsTimer);
     // Orphaned group members still holding the other end see EOF.
     this.child?.stdin?.destroy();
     this.rejectDrain(this.closedError());
-    const reason = this.exitRequested ? undefined : this.exitError();
+    const reason = this.exitInfo?.requested ? undefined : this.exitError();
     if (reason) void this.reapGroup();
-    this.emitClose(reason);
+    this.life.ended(reason);
     this.done.resolve();
   }
 
-  private emitClose(reason?: Error): void {
-    if (this.closeCalled) return;
-    this.closeCalled = true;
-    this.onclose?.(reason);
-  }
-
-  private async shutdown(): Promise<void> {
-    this.closeRequested = true;
+  private async shutdown(startFailed: boolean): Promise<void> {
     const child = this.child;
-    if (!child || this.startFailed) {
-      this.finished = true;
-      this.emitClose();
-      return;
-    }
+    if (!child || startFailed) return;
     if (this.exitInfo) {
       // Exited on its own: its end is (being) reported; only leftovers of the group remain.
       await this.done.promise;

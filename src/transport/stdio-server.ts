@@ -6,6 +6,7 @@ import type { Readable, Writable } from "node:stream";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
+import { TransportLifecycle } from "./lifecycle.ts";
 import type { Transport } from "./transport.ts";
 
 const utf8 = new TextEncoder();
@@ -46,9 +47,7 @@ export class StdioServerTransport implements Transport {
   private readonly stdin: Readable;
   private readonly stdout: Writable;
   private readonly decoder: LineDecoder;
-  private started = false;
-  private closed = false;
-  private closing: Promise<void> | undefined;
+  private readonly life = new TransportLifecycle(this, "stdio server transport");
   private drain: Promise<void> | undefined;
 
   private readonly onData = (chunk: Uint8Array | string): void => {
@@ -70,8 +69,12 @@ export class StdioServerTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.started) return Promise.reject(new Error("StdioServerTransport: start() called twice"));
-    this.started = true;
+    try {
+      this.life.beginStart();
+      this.life.opened();
+    } catch (err) {
+      return Promise.reject(err);
+    }
     this.stdin.on("data", this.onData);
     this.stdin.on("end", this.onEnd);
     this.stdin.on("error", this.onStreamError);
@@ -81,9 +84,8 @@ export class StdioServerTransport implements Transport {
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    if (this.closed || this.stdout.destroyed || !this.stdout.writable) {
-      return Promise.reject(new BridgeError("CLOSED", "stdio server transport is closed"));
-    }
+    if (this.life.state !== "open") return Promise.reject(this.life.notOpen());
+    if (this.stdout.destroyed || !this.stdout.writable) return Promise.reject(this.life.closedError());
     const text = encodeMessage(message);
     if (typeof text !== "string") return Promise.reject(text);
     if (this.stdout.write(`${text}\n`)) return Promise.resolve();
@@ -109,7 +111,7 @@ export class StdioServerTransport implements Transport {
 
   private deliverAll(lines: DecodedLine[]): void {
     for (let i = 0; i < lines.length; i++) {
-      if (this.closed) return;
+      if (this.life.ending) return;
       const line = lines[i]!;
       if (line.ok) this.onmessage?.(line.value);
       else this.onerror?.(line.error);
@@ -117,17 +119,15 @@ export class StdioServerTransport implements Transport {
   }
 
   private end(reason?: Error): Promise<void> {
-    this.closing ??= (async () => {
-      this.closed = true;
+    return this.life.close(async () => {
       this.stdin.off("data", this.onData);
       this.stdin.off("end", this.onEnd);
       this.stdin.off("error", this.onStreamError);
       // Paused and without listeners, stdin no longer keeps the event loop alive.
       this.stdin.pause();
-      this.onclose?.(reason);
+      this.life.ended(reason);
       await flushed(this.stdout);
-    })();
-    return this.closing;
+    });
   }
 }
 

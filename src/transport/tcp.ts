@@ -14,6 +14,7 @@ import { connect, type Socket } from "node:net";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { encodeLine, LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
+import { TransportLifecycle } from "./lifecycle.ts";
 import type { Transport } from "./transport.ts";
 
 export interface TcpTransportOptions {
@@ -48,12 +49,9 @@ export class TcpTransport implements Transport {
   protected readonly label: string;
   private readonly decoder: LineDecoder;
   private readonly graceMs: number;
+  protected readonly life: TransportLifecycle;
   private initialData: Uint8Array | undefined;
-  private started = false;
-  private finished = false;
-  private closeRequested = false;
   private socketError: Error | undefined;
-  private closing: Promise<void> | undefined;
   private drain: Promise<void> | undefined;
   private readonly socketClosed: Promise<void>;
   private markSocketClosed!: () => void;
@@ -61,6 +59,7 @@ export class TcpTransport implements Transport {
   constructor(socket: Socket | undefined, options: TcpTransportOptions = {}) {
     this.socket = socket;
     this.label = options.name ?? "tcp";
+    this.life = new TransportLifecycle(this, this.label);
     this.decoder = new LineDecoder({ maxLineBytes: options.maxLineBytes });
     this.graceMs = options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
     this.initialData = options.initialData;
@@ -71,21 +70,18 @@ export class TcpTransport implements Transport {
 
   /** Starts reading. Rejects if called twice or if the socket is already gone. */
   start(): Promise<void> {
-    if (this.started) return Promise.reject(new Error(`${this.label}: start() called twice`));
-    this.started = true;
-    const socket = this.socket;
-    if (!socket || socket.destroyed) {
-      return Promise.reject(new BridgeError("CLOSED", `${this.label}: socket is not connected`));
+    try {
+      this.life.beginStart();
+    } catch (err) {
+      return Promise.reject(err);
     }
-    this.attach(socket);
-    return Promise.resolve();
+    return this.open(this.socket);
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    const socket = this.socket;
-    if (!socket || this.finished || this.closeRequested || socket.destroyed || !socket.writable) {
-      return Promise.reject(new BridgeError("CLOSED", `${this.label}: connection is closed`));
-    }
+    if (this.life.state !== "open") return Promise.reject(this.life.notOpen());
+    const socket = this.socket!;
+    if (socket.destroyed || !socket.writable) return Promise.reject(this.life.closedError());
     const text = encodeMessage(message);
     if (typeof text !== "string") return Promise.reject(text);
     if (socket.write(`${text}\n`)) return Promise.resolve();
@@ -106,12 +102,12 @@ export class TcpTransport implements Transport {
   }
 
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      this.closeRequested = true;
+    const wasOpen = this.life.state === "open";
+    return this.life.close(async () => {
       const socket = this.socket;
-      if (!socket || !this.started) {
+      if (!socket || !wasOpen) {
+        // Never attached: nothing to wait for (the lifecycle reports the end).
         socket?.destroy();
-        this.finish(undefined);
         return;
       }
       socket.end();
@@ -123,8 +119,24 @@ export class TcpTransport implements Transport {
       clearTimeout(timer);
       socket.destroy();
       await this.socketClosed;
-    })();
-    return this.closing;
+    });
+  }
+
+  /** Second half of start(): `starting` to `open` on a live socket, which it then reads. */
+  protected open(socket: Socket | undefined): Promise<void> {
+    if (!socket || socket.destroyed) {
+      this.life.startFailed();
+      return Promise.reject(new BridgeError("CLOSED", `${this.label}: socket is not connected`));
+    }
+    try {
+      this.life.opened();
+    } catch (err) {
+      // close() came while connecting.
+      socket.destroy();
+      return Promise.reject(err);
+    }
+    this.attach(socket);
+    return Promise.resolve();
   }
 
   /** Wires a connected socket: data, end, errors, close. */
@@ -142,10 +154,11 @@ export class TcpTransport implements Transport {
     });
     socket.on("close", () => {
       this.markSocketClosed();
-      const reason = this.closeRequested || this.socketError === undefined
+      // Still open: the other side (or the network) ended it, not our close().
+      const reason = this.life.state !== "open" || this.socketError === undefined
         ? undefined
         : new BridgeError("CLOSED", `${this.label}: connection failed: ${errorMessage(this.socketError)}`, { cause: this.socketError });
-      this.finish(reason);
+      this.life.ended(reason);
     });
     // A socket handed over by readFirstLine() was paused explicitly; a listener alone would
     // not restart it.
@@ -160,17 +173,11 @@ export class TcpTransport implements Transport {
 
   private deliverAll(lines: DecodedLine[]): void {
     for (let i = 0; i < lines.length; i++) {
-      if (this.finished) return;
+      if (this.life.state === "closed") return;
       const line = lines[i]!;
       if (line.ok) this.onmessage?.(line.value);
       else this.onerror?.(line.error);
     }
-  }
-
-  private finish(reason: Error | undefined): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.onclose?.(reason);
   }
 }
 
@@ -203,8 +210,6 @@ const RETRYABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EADDRNOTA
 export class TcpClientTransport extends TcpTransport {
   private readonly target: Required<Pick<TcpClientTransportOptions, "host" | "port" | "connectAttempts" | "retryDelayMs" | "maxRetryDelayMs">>;
   private readonly greeting: unknown;
-  private connectStarted = false;
-  private abandoned = false;
 
   constructor(options: TcpClientTransportOptions) {
     super(undefined, { ...options, name: options.name ?? `tcp ${options.host ?? "127.0.0.1"}:${options.port}` });
@@ -225,17 +230,17 @@ export class TcpClientTransport extends TcpTransport {
 
   /** Rejects with `BridgeError CLOSED` once every attempt failed (or `close()` was called). */
   override async start(): Promise<void> {
-    if (this.connectStarted) throw new Error(`${this.label}: start() called twice`);
-    this.connectStarted = true;
-    const socket = await this.connectWithRetry();
+    this.life.beginStart();
+    let socket: Socket;
+    try {
+      socket = await this.connectWithRetry();
+    } catch (err) {
+      this.life.startFailed();
+      throw err;
+    }
     if (this.greeting !== undefined) socket.write(encodeLine(this.greeting));
     this.socket = socket;
-    await super.start();
-  }
-
-  override close(): Promise<void> {
-    this.abandoned = true;
-    return super.close();
+    await this.open(socket);
   }
 
   private async connectWithRetry(): Promise<Socket> {
@@ -243,10 +248,10 @@ export class TcpClientTransport extends TcpTransport {
     let delay = this.target.retryDelayMs;
     let lastError: unknown;
     for (let attempt = 1; attempt <= connectAttempts; attempt++) {
-      if (this.abandoned) break;
+      if (this.life.ending) break;
       try {
         const socket = await connectOnce(host, port);
-        if (this.abandoned) {
+        if (this.life.ending) {
           socket.destroy();
           break;
         }
@@ -259,7 +264,7 @@ export class TcpClientTransport extends TcpTransport {
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay = Math.min(delay * 2, this.target.maxRetryDelayMs);
     }
-    const why = this.abandoned ? "closed before it connected" : `connect failed: ${errorMessage(lastError)}`;
+    const why = this.life.ending ? "closed before it connected" : `connect failed: ${errorMessage(lastError)}`;
     throw new BridgeError("CLOSED", `${this.label}: ${why}`, { cause: lastError, details: { host, port } });
   }
 }

@@ -34,6 +34,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../jsonrpc/message.ts";
+import { isPlainObject as isObject } from "../util/object.ts";
 
 /** Which way an inner MCP message travels. */
 export type TunnelDirection = "client_to_server" | "server_to_client";
@@ -110,10 +111,6 @@ export const DRAFT_CAPABILITY_FLAG = "mcp_acp_transport";
 
 const ACP_URL_PREFIX = "acp:";
 const METHOD_PREFIX = "_mcp/";
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function invalidParams(method: string, why: string, data?: Record<string, unknown>): RpcError {
   return new RpcError(ErrorCode.InvalidParams, `${method}: ${why}`, data);

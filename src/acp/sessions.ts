@@ -42,6 +42,7 @@ import {
 } from "./session-servers.ts";
 import { SessionToolCalls, type ToolCallSession } from "./tool-calls.ts";
 import type { AgentCapabilities, SessionUpdate } from "./types.ts";
+import { settlesWithin } from "../util/deadline.ts";
 
 export type { AcpClientFeatures, SessionRequestContext, SessionServersRequest } from "./session-servers.ts";
 
@@ -263,7 +264,7 @@ export class AcpMcpSessions {
   /** Starts servers, waiting for them at most `startupTimeoutMs`. */
   private async start(s: OpenSession, servers: McpServerConfig[]): Promise<void> {
     const connecting = s.manager.connect(servers).catch((err: unknown) => s.log(`connect failed: ${errorMessage(err)}`));
-    await withTimeout(connecting, this.options.startupTimeoutMs ?? 10_000);
+    await settlesWithin(connecting, this.options.startupTimeoutMs ?? 10_000);
   }
 
   /**
@@ -392,10 +393,4 @@ function list(names: readonly string[]): string {
 
 function short(sessionId: string): string {
   return sessionId.length <= 12 ? sessionId : sessionId.slice(0, 8);
-}
-
-function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  return Promise.race([promise.then(() => undefined), bound]).finally(() => clearTimeout(timer));
 }

@@ -14,7 +14,7 @@ import type {
   ResourceContents,
 } from "../mcp/types.ts";
 import { isContentBlock } from "../mcp/types.ts";
-import { isPlainObject as isObject } from "../config/parse-common.ts";
+import { isPlainObject as isObject } from "../util/object.ts";
 
 /** One content block for people: text as is, other blocks as one-line summaries. */
 export function renderBlock(block: ContentBlock): string {

@@ -8,6 +8,7 @@
  */
 import { findSecretReference, isCredentialKey } from "./credentials.ts";
 import type { ConfigProblem, McpServerConfig, ResolvedServerConfig } from "./types.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** Collects problems for one parse; every problem gets the same `source`, if any. */
 export class ProblemList {
@@ -62,10 +63,6 @@ export function describeType(value: unknown): string {
 export function quoteEnum(value: string): string {
   const capped = value.length > 32 ? `${value.slice(0, 32)}...` : value;
   return JSON.stringify(capped);
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Node's timers overflow above this many ms (and then fire at once). */

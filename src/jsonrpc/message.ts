@@ -5,6 +5,7 @@
  * `id: ""` are valid ids; `id: null` on a request is invalid.
  */
 import { BridgeError, ErrorCode, errorMessage } from "./errors.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** A request id. Compared exactly: `"1"` and `1` are different ids. */
 export type JsonRpcId = string | number;
@@ -60,10 +61,6 @@ export type ClassifiedMessage =
    * its readable id, so the request it answers can fail instead.
    */
   | { kind: "invalid"; id: JsonRpcId | null; reason: string; response?: { id: JsonRpcId | null } };
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function isId(v: unknown): v is JsonRpcId {
   return typeof v === "string" || (typeof v === "number" && Number.isFinite(v));

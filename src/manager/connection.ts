@@ -20,6 +20,7 @@ import { McpClient, type CallOptions } from "../mcp/client.ts";
 import type { CallToolResult, Implementation, LoggingMessageNotificationParams, ServerCapabilities, Tool } from "../mcp/types.ts";
 import { PolicyError } from "../security/policy.ts";
 import type { Transport } from "../transport/transport.ts";
+import { raceDeadline, TIMED_OUT } from "../util/deadline.ts";
 import { Emitter } from "../util/emitter.ts";
 import { safeJson } from "../util/json.ts";
 import { backoffDelay, checkBackoff, type BackoffOptions } from "./backoff.ts";
@@ -233,21 +234,16 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
     this.attemptNow = ctx;
     this.setState("connecting", { attempt: this.consecutive });
     const timeoutMs = this.config.timeout;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+    try {
+      const tools = await raceDeadline(this.handshake(ctx), timeoutMs);
+      if (tools === TIMED_OUT) {
         // A reply discarded as too long (its id unreadable) is the likely reason: say so.
         const discarded = ctx.client?.connection?.lastDiscardedLine;
         const meanwhile = discarded === undefined ? "" : `; meanwhile ${discarded}`;
-        reject(
-          new BridgeError("TIMEOUT", `server ${JSON.stringify(this.name)} did not become ready within ${timeoutMs} ms (start, handshake and tools/list)${meanwhile}`, {
-            details: { timeoutMs },
-          }),
-        );
-      }, timeoutMs);
-    });
-    try {
-      const tools = await Promise.race([this.handshake(ctx), deadline]);
+        throw new BridgeError("TIMEOUT", `server ${JSON.stringify(this.name)} did not become ready within ${timeoutMs} ms (start, handshake and tools/list)${meanwhile}`, {
+          details: { timeoutMs },
+        });
+      }
       if (ctx.dead || this.closing !== undefined) return;
       // Its close event, if it came meanwhile, was not ours to handle yet.
       if (ctx.client?.connection?.closed !== false) throw new BridgeError("CLOSED", `server ${JSON.stringify(this.name)} closed the connection right after the handshake`);
@@ -257,8 +253,6 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
       if (this.attemptNow === ctx) this.abandonAttempt();
       if (abandoned || this.closing !== undefined) return;
       this.fail(err, isRetryable(err));
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -21,6 +21,7 @@ import {
 } from "./types.ts";
 import { allowsBatches, negotiateVersion } from "./versions.ts";
 import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** What a session reads from the server that created it. */
 export interface SessionCore {
@@ -295,10 +296,6 @@ export class ServerSession {
   private context(ctx: RequestContext): HandlerContext {
     return new ToolCallContext(this, ctx);
   }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function paramsObject(params: unknown, method: string): Record<string, unknown> {

@@ -12,6 +12,8 @@
  * are passed through untouched, never narrowed or rewritten here.
  */
 
+import { isPlainObject as isObject } from "../util/object.ts";
+
 export type * from "./types-features.ts";
 
 /** RFC 5424 severities, least severe first: index order is severity order. */
@@ -332,10 +334,6 @@ export type CallToolResult = Result & {
 // ---------------------------------------------------------------------------------------------
 // Guards. They check required members and the types of the optional members a caller is
 // likely to read; they do not validate JSON Schemas or every nested field.
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function optional(v: unknown, type: "string" | "boolean" | "number"): boolean {
   return v === undefined || typeof v === type;

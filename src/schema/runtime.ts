@@ -15,6 +15,7 @@
  */
 import type { Pattern } from "./pattern.ts";
 import type { SchemaError } from "./validate.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** Errors reported per validation, at most. */
 export const MAX_ERRORS = 100;
@@ -277,10 +278,6 @@ export function pointer(path: ReadonlyArray<string | number>, key?: string | num
   let s = "";
   for (let i = 0; i < path.length; i++) s += "/" + escapeSegment(path[i]);
   return key === undefined ? s : s + "/" + escapeSegment(key);
-}
-
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 export const has = (o: object, k: string): boolean => Object.hasOwn(o, k);

@@ -14,6 +14,7 @@ import { basename } from "node:path";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
+import { settlesWithin } from "../util/deadline.ts";
 import { ByteRing, DEFAULT_RING_BYTES, lastLines, TextLineSplitter } from "./ring-buffer.ts";
 import { buildChildEnv, CommandNotFoundError, isDirectory, processGroupExists, resolveCommand } from "./spawn-env.ts";
 import { TickCork } from "./tick-cork.ts";
@@ -283,14 +284,14 @@ export class StdioClientTransport implements Transport {
       return;
     }
     child.stdin?.end();
-    if (!(await within(this.exited.promise, this.graceMs))) {
+    if (!(await settlesWithin(this.exited.promise, this.graceMs))) {
       this.signalGroup("SIGTERM");
-      if (!(await within(this.exited.promise, this.graceMs))) {
+      if (!(await settlesWithin(this.exited.promise, this.graceMs))) {
         this.signalGroup("SIGKILL");
-        await within(this.exited.promise, this.graceMs);
+        await settlesWithin(this.exited.promise, this.graceMs);
       }
     }
-    await within(this.done.promise, this.graceMs + GROUP_POLL_MS);
+    await settlesWithin(this.done.promise, this.graceMs + GROUP_POLL_MS);
     this.finish();
     await this.reapGroup();
   }
@@ -390,19 +391,6 @@ function deferred(): Deferred {
     resolve = res;
   });
   return { promise, resolve };
-}
-
-/** Resolves true if `promise` settles within `ms`, false otherwise. */
-async function within(promise: Promise<void>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<boolean>((res) => {
-    timer = setTimeout(() => res(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function sleep(ms: number): Promise<void> {

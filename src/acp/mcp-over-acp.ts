@@ -7,7 +7,7 @@
  * the provider and the conductor only ever ask the binding how to recognise a declaration, how
  * to wrap and unwrap a message and what capability to look for. Two bindings exist in the wild:
  *
- * 1. The seed draft ({@link draftBinding}, implemented here):
+ * 1. The early draft ({@link draftBinding}, implemented here; docs/decisions.md 7):
  *    - declaration `{"name": ..., "transport": "http", "url": "acp:<uuid>", "headers": {}}`;
  *    - capability `agentCapabilities._meta.mcp_acp_transport: true`;
  *    - methods `_mcp/client_to_server/request|notification` and
@@ -133,7 +133,7 @@ function parseMethod(method: string): { direction: TunnelDirection; kind: "reque
 
 function draftServerKey(declaration: unknown): string | undefined {
   if (!isObject(declaration)) return undefined;
-  // The seed spells the kind `transport`; ACP's own union spells it `type`. Either names http.
+  // The draft spells the kind `transport`; ACP's own union spells it `type`. Either names http.
   const kind = declaration.transport ?? declaration.type;
   const url = declaration.url;
   if (kind !== "http" || typeof url !== "string") return undefined;
@@ -141,7 +141,7 @@ function draftServerKey(declaration: unknown): string | undefined {
 }
 
 /**
- * The seed draft binding.
+ * The early draft binding.
  *
  * ```ts
  * const key = draftBinding.newServerKey();                 // "acp:6f1c..."

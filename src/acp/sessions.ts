@@ -46,7 +46,7 @@ import { settlesWithin } from "../util/deadline.ts";
 
 export type { AcpClientFeatures, SessionRequestContext, SessionServersRequest } from "./session-servers.ts";
 
-/** The hook an MCP-over-ACP binding fills in (see issue 5 section 4). */
+/** The hook an MCP-over-ACP binding fills in (see src/acp/mcp-over-acp.ts). */
 export interface McpOverAcpHook {
   /** Merged into {@link AcpMcpSessions.agentCapabilities}, e.g. `{ _meta: { mcp_acp_transport: true } }`. */
   capabilities: AgentCapabilities;

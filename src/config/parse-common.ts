@@ -330,7 +330,7 @@ export function findPlaintextCredentials(config: McpServerConfig, basePath = "")
 
 // --- defaults ---
 
-/** The defaults of issue 4 section 1, in one place. */
+/** The defaults of a server's config, in one place (the timeouts are docs/decisions.md 3). */
 export const CONFIG_DEFAULTS = {
   enabled: true,
   timeout: 30_000,

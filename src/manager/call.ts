@@ -1,6 +1,6 @@
 /**
  * One bridged tool call, from the name the model chose to the result it reads. Never throws:
- * every refusal and failure becomes an `isError` result (DECISIONS.md 8), in this order of
+ * every refusal and failure becomes an `isError` result (docs/decisions.md 8), in this order of
  * checks: known and exposed name, tool policy, server state, rate limit, approval, then the
  * call itself (timeout, crash, protocol error). Untrusted servers' text is wrapped, known
  * secrets are redacted from the result, and every call ends in exactly one audit record.

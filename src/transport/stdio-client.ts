@@ -118,7 +118,7 @@ export class StdioClientTransport implements Transport {
     if (typeof text !== "string") return Promise.reject(text);
     // Requests sent in one tick leave in one writev. The server side does not do this: its
     // answers stream out one by one, so the client can work on the first while the server
-    // still computes the rest (measured: batching both sides halved throughput at 64 in flight).
+    // still computes the rest (docs/decisions.md 31: batching both sides measured slower).
     this.cork?.hold();
     if (stdin.write(`${text}\n`)) return Promise.resolve();
     return this.waitForDrain(stdin);

@@ -20,7 +20,6 @@ import {
   classifyMessage,
   IdTable,
   type JsonRpcErrorResponse,
-  type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcParams,

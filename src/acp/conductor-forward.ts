@@ -3,7 +3,7 @@
  * gets a new id on the far side, so a `$/cancel_request` for the original id is translated here.
  */
 import { BridgeError, ErrorCode, RpcError } from "../jsonrpc/errors.ts";
-import { IdTable, type JsonRpcId, type JsonRpcParams } from "../jsonrpc/message.ts";
+import { IdTable, type JsonRpcParams } from "../jsonrpc/message.ts";
 import type { JsonRpcPeer, PeerOptions, RequestContext } from "../jsonrpc/peer.ts";
 import type { Conductor } from "./conductor.ts";
 import { ACP_METHODS, AcpErrorCode } from "./types.ts";

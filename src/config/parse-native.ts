@@ -130,7 +130,7 @@ export function readServerEntry(
     if (has(key)) out[key] = readStringArray(raw[key], field(key), p);
   }
 
-  const transport = readTransport(raw, out, path, p, enabled === false);
+  const transport = readTransport(raw, path, p, enabled === false);
   if (transport !== undefined) {
     out.transport = transport;
     warnMisplacedKeys(raw, transport, path, p);
@@ -158,7 +158,6 @@ function readEnabled(raw: Record<string, unknown>, path: string, p: ProblemList)
  */
 function readTransport(
   raw: Record<string, unknown>,
-  out: Partial<McpServerConfig>,
   path: string,
   p: ProblemList,
   disabled: boolean,

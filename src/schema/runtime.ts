@@ -15,7 +15,6 @@
  */
 import type { Pattern } from "./pattern.ts";
 import type { SchemaError } from "./validate.ts";
-import { isPlainObject } from "../util/object.ts";
 
 /** Errors reported per validation, at most. */
 export const MAX_ERRORS = 100;

@@ -34,6 +34,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../jsonrpc/message.ts";
+import { McpNotification } from "../mcp/types.ts";
 import { isPlainObject as isObject } from "../util/object.ts";
 
 /** Which way an inner MCP message travels. */
@@ -247,7 +248,7 @@ export const draftBinding: McpOverAcpBinding = {
 
 /** Params of an inner `notifications/cancelled`, if that is what `message` is. */
 export function cancelledRequestId(message: JsonRpcNotification): string | number | undefined {
-  if (message.method !== "notifications/cancelled") return undefined;
+  if (message.method !== McpNotification.Cancelled) return undefined;
   const params: JsonRpcParams | undefined = message.params;
   const id = isObject(params) ? params.requestId : undefined;
   return typeof id === "string" || typeof id === "number" ? id : undefined;

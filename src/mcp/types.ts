@@ -28,8 +28,8 @@ export const LOGGING_LEVELS = [
   "emergency",
 ] as const;
 
-/** Request methods of the handshake era. */
-export const Method = {
+/** Request methods of the handshake era: call sites use these, not string literals. */
+export const McpMethod = {
   Initialize: "initialize",
   Ping: "ping",
   ToolsList: "tools/list",
@@ -48,8 +48,8 @@ export const Method = {
   ElicitationCreate: "elicitation/create",
 } as const;
 
-/** Notification methods of the handshake era. */
-export const NotificationMethod = {
+/** Notification methods of the handshake era: call sites use these, not string literals. */
+export const McpNotification = {
   Initialized: "notifications/initialized",
   Cancelled: "notifications/cancelled",
   Progress: "notifications/progress",

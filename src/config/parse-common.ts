@@ -65,6 +65,9 @@ export function quoteEnum(value: string): string {
   return JSON.stringify(capped);
 }
 
+/** Config files larger than this are refused rather than read (discovery and the CLI's --config). */
+export const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
+
 /** Node's timers overflow above this many ms (and then fire at once). */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 

@@ -45,3 +45,7 @@ test("racing a promise against a timer is written once, in src/util/deadline.ts"
   assert.deepEqual(outside("src/util/deadline.ts", races), []);
   assert.equal(races.length, 1, "src/util/deadline.ts races once");
 });
+
+test("the shared 32 MiB message limit is one constant (DEFAULT_MAX_LINE_BYTES in jsonrpc/ndjson.ts)", () => {
+  assert.deepEqual(outside("src/jsonrpc/ndjson.ts", matches(/32 \* 1024 \* 1024|33_?554_?432/)), []);
+});

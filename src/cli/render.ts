@@ -17,7 +17,7 @@ import { isContentBlock, McpMethod } from "../mcp/types.ts";
 import { isPlainObject as isObject } from "../util/object.ts";
 
 /** One content block for people: text as is, other blocks as one-line summaries. */
-export function renderBlock(block: ContentBlock): string {
+function renderBlock(block: ContentBlock): string {
   switch (block.type) {
     case "text":
       return block.text;

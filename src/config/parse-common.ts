@@ -69,7 +69,7 @@ export function quoteEnum(value: string): string {
 export const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
 
 /** Node's timers overflow above this many ms (and then fire at once). */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 // --- field checks: each reports what is wrong at `path` and returns undefined on failure ---
 

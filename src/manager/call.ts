@@ -147,7 +147,7 @@ function cancelledBefore(signal: AbortSignal | undefined, server: string, tool: 
  * The result with every known secret replaced: in the text of every part (of `content` and of
  * `display`), in `text`, and in `structured` (keys too). Binary data is left alone.
  */
-export function redactResult(result: BridgedResult, redactor: Redactor): BridgedResult {
+function redactResult(result: BridgedResult, redactor: Redactor): BridgedResult {
   if (redactor.size === 0) return result;
   const out: BridgedResult = { ...result, content: redactParts(result.content, redactor), text: redactor.redact(result.text) };
   if (result.display !== undefined) out.display = redactParts(result.display, redactor);

@@ -146,8 +146,7 @@ function progress(message: string): void {
 const children = new ChildLedger();
 const runners: RunnerProcess[] = [];
 
-
-function runnerConfig(mode: Mode, root: string, work: string, startup: Startup, profileDir?: string): RunnerConfig {
+function runnerConfig(mode: Mode, work: string, startup: Startup, profileDir?: string): RunnerConfig {
   const node = process.execPath;
   const cmd = (args: string[]): ServerCommand => ({ command: node, args });
   const prof = profileDir ? cpuProfFlags(join(profileDir, `server-${mode}`)) : [];
@@ -236,7 +235,7 @@ async function measure(opts: Options, root: string, work: string, startup: Start
   const pin = PIN ? { pin: PIN } : {};
   // --calibrate: the "ours" side runs the raw baseline too (its figures keep the label "ours").
   const sideMode = (mode: Mode): Mode => (opts.calibrate ? "raw" : mode);
-  const pinned = (mode: Mode): RunnerConfig => ({ ...runnerConfig(sideMode(mode), root, work, startup), ...pin });
+  const pinned = (mode: Mode): RunnerConfig => ({ ...runnerConfig(sideMode(mode), work, startup), ...pin });
   const raw = startRunner(work, pinned("raw"));
   const ours = startRunner(work, pinned("ours"));
   const sides = [raw, ours];
@@ -275,7 +274,7 @@ async function measure(opts: Options, root: string, work: string, startup: Start
     await quitRunners(runnersNow);
     return out;
   };
-  const config = (mode: Mode): RunnerConfig => runnerConfig(mode, root, work, startup);
+  const config = (mode: Mode): RunnerConfig => runnerConfig(mode, work, startup);
   progress("8. tools/call over Streamable HTTP, sequential and 64 in flight");
   const http = await fresh([pinned("raw"), pinned("ours")], async (s) => {
     const bySide = await httpSection(s, httpPlan(opts.quick, plan), forks);
@@ -368,7 +367,7 @@ async function main(): Promise<void> {
       keepWork = true;
       const dir = opts.profileDir;
       const profile = { quick: opts.quick, section: opts.profileSection, dir, work, startup, progress };
-      const start = (mode: Mode): RunnerProcess => startRunner(work, runnerConfig(mode, root, work, startup, dir), cpuProfFlags(join(dir, `client-${mode}`)));
+      const start = (mode: Mode): RunnerProcess => startRunner(work, runnerConfig(mode, work, startup, dir), cpuProfFlags(join(dir, `client-${mode}`)));
       const finish = async (runner: RunnerProcess): Promise<void> => children.track(await runner.quit(), runner.config.mode === "ours");
       process.stdout.write(`${await profileMode(profile, start, finish)}\n`);
       const leftover = children.reapLeftovers();

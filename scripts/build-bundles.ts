@@ -1,6 +1,6 @@
 /**
  * The build's second step, after `tsc -p tsconfig.build.json`: single-file ES module bundles,
- * made by esbuild, where start-up is the product (docs/decisions.md 45-docs, 79). The
+ * made by esbuild, where start-up is the product (docs/decisions.md 45, 79). The
  * per-file `tsc` output under dist/src/ stays the layout of the library's subpaths.
  *
  *   dist/cli/main.js          the `mcp-bridge` bin. Each command stays in chunks of its own,

@@ -1,5 +1,5 @@
 /**
- * The pieces of the CI Node matrix (docs/decisions.md 44-docs, 82): which files the
+ * The pieces of the CI Node matrix (docs/decisions.md 44, 82): which files the
  * suite is, the command that runs it natively, the pinned Node binaries, a copy of the
  * checkout without node_modules, and a runner that times one leg. `scripts/ci-matrix.ts` puts
  * them together; `scripts/coverage.ts` reuses them for the coverage gate.

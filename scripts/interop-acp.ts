@@ -1,5 +1,5 @@
 /**
- * ACP editor interop (issue 5, section 5): the official ACP TypeScript SDK
+ * ACP editor interop: the official ACP TypeScript SDK
  * (`@agentclientprotocol/sdk`, pinned in scripts/interop/) plays the editor with its `client()`
  * API and drives our reference agent, `mcp-bridge acp-agent`, as a real child process:
  *

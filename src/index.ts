@@ -57,7 +57,7 @@ export { TcpTransport, TcpClientTransport } from "./transport/tcp.ts";
 export { compileSchema, validateSchema, formatSchemaErrors, type CompileSchemaOptions, type SchemaError, type ValidationResult } from "./schema/validate.ts";
 
 // ---------------------------------------------------------------------------------------------
-// Session layers (issue 4): manager, bridge, config, security.
+// Session layers: manager, bridge, config, security.
 
 export {
   McpManager,
@@ -207,5 +207,5 @@ export { Redactor, redactUrl, REDACTED, type RedactorOptions } from "./security/
 export { resolveWithin, PathError, type PathErrorCode } from "./security/paths.ts";
 
 // ---------------------------------------------------------------------------------------------
-// ACP (issue 5): the main classes; every ACP type is in `mcp-bridge/acp` (src/acp/index.ts).
+// ACP: the main classes; every ACP type is in `mcp-bridge/acp` (src/acp/index.ts).
 export { AcpAgentConnection, AcpMcpSessions, ScriptedAgent, McpProvider, Conductor, AcpTunnelTransport } from "./acp/index.ts";

@@ -20,13 +20,13 @@ import {
   classifyMessage,
   IdTable,
   type JsonRpcErrorResponse,
-  type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcParams,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../jsonrpc/message.ts";
+import { McpNotification } from "../mcp/types.ts";
 import type { Transport } from "../transport/transport.ts";
 import {
   cancelledRequestId,
@@ -160,7 +160,7 @@ export class AcpTunnelTransport implements Transport {
         if (this.incoming.get(id) !== entry) return;
         this.incoming.delete(id);
         reject(requestCancelled());
-        this.deliver({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "cancelled over ACP" } });
+        this.deliver({ jsonrpc: "2.0", method: McpNotification.Cancelled, params: { requestId: id, reason: "cancelled over ACP" } });
       };
       const entry: Incoming = {
         resolve: (r) => {

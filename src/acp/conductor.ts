@@ -28,6 +28,7 @@ import { draftBinding, unknownServerError, type McpOverAcpBinding } from "./mcp-
 import type { McpProvider } from "./mcp-provider.ts";
 import { ShimBridge } from "./shim.ts";
 import { ACP_METHODS } from "./types.ts";
+import { isPlainObject as isObject } from "../util/object.ts";
 
 export type { ConductorAgentCommand, ConductorEvent, ConductorOptions } from "./conductor-types.ts";
 
@@ -339,10 +340,6 @@ export class Conductor {
 }
 
 function ignore(): void {}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function isTransport(agent: ConductorAgentCommand | Transport): agent is Transport {
   return typeof (agent as Transport).send === "function";

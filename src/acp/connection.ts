@@ -48,6 +48,7 @@ import {
   type ResumeSessionResponse,
   type SessionUpdate,
 } from "./types.ts";
+import { isPlainObject as isObject } from "../util/object.ts";
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -341,10 +342,6 @@ function readServers(p: Record<string, unknown>, required: boolean): unknown[] {
 function paramsObject(p: unknown): Record<string, unknown> {
   if (!isObject(p)) throw invalidParams("params must be an object");
   return p;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function isImplementation(v: unknown): v is Implementation {

@@ -26,7 +26,7 @@ export function textBlock(text: string): ContentBlock {
 }
 
 /** One ACP content block per part of a bridged result (annotations are not carried over). */
-export function contentBlocks(content: readonly BridgedContent[]): ContentBlock[] {
+function contentBlocks(content: readonly BridgedContent[]): ContentBlock[] {
   return content.map((part): ContentBlock => {
     switch (part.type) {
       case "text":

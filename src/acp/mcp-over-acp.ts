@@ -7,7 +7,7 @@
  * the provider and the conductor only ever ask the binding how to recognise a declaration, how
  * to wrap and unwrap a message and what capability to look for. Two bindings exist in the wild:
  *
- * 1. The seed draft ({@link draftBinding}, implemented here):
+ * 1. The early draft ({@link draftBinding}, implemented here; docs/decisions.md 7):
  *    - declaration `{"name": ..., "transport": "http", "url": "acp:<uuid>", "headers": {}}`;
  *    - capability `agentCapabilities._meta.mcp_acp_transport: true`;
  *    - methods `_mcp/client_to_server/request|notification` and
@@ -34,6 +34,8 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../jsonrpc/message.ts";
+import { McpNotification } from "../mcp/types.ts";
+import { isPlainObject as isObject } from "../util/object.ts";
 
 /** Which way an inner MCP message travels. */
 export type TunnelDirection = "client_to_server" | "server_to_client";
@@ -111,10 +113,6 @@ export const DRAFT_CAPABILITY_FLAG = "mcp_acp_transport";
 const ACP_URL_PREFIX = "acp:";
 const METHOD_PREFIX = "_mcp/";
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function invalidParams(method: string, why: string, data?: Record<string, unknown>): RpcError {
   return new RpcError(ErrorCode.InvalidParams, `${method}: ${why}`, data);
 }
@@ -136,7 +134,7 @@ function parseMethod(method: string): { direction: TunnelDirection; kind: "reque
 
 function draftServerKey(declaration: unknown): string | undefined {
   if (!isObject(declaration)) return undefined;
-  // The seed spells the kind `transport`; ACP's own union spells it `type`. Either names http.
+  // The draft spells the kind `transport`; ACP's own union spells it `type`. Either names http.
   const kind = declaration.transport ?? declaration.type;
   const url = declaration.url;
   if (kind !== "http" || typeof url !== "string") return undefined;
@@ -144,7 +142,7 @@ function draftServerKey(declaration: unknown): string | undefined {
 }
 
 /**
- * The seed draft binding.
+ * The early draft binding.
  *
  * ```ts
  * const key = draftBinding.newServerKey();                 // "acp:6f1c..."
@@ -250,7 +248,7 @@ export const draftBinding: McpOverAcpBinding = {
 
 /** Params of an inner `notifications/cancelled`, if that is what `message` is. */
 export function cancelledRequestId(message: JsonRpcNotification): string | number | undefined {
-  if (message.method !== "notifications/cancelled") return undefined;
+  if (message.method !== McpNotification.Cancelled) return undefined;
   const params: JsonRpcParams | undefined = message.params;
   const id = isObject(params) ? params.requestId : undefined;
   return typeof id === "string" || typeof id === "number" ? id : undefined;

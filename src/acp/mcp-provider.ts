@@ -15,6 +15,7 @@
  */
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { McpServer, ServerSession } from "../mcp/server.ts";
+import { McpMethod } from "../mcp/types.ts";
 import { AcpTunnelRouter, type TunnelHandlerHost } from "./acp-tunnel-router.ts";
 import type { AcpMessageLink, AcpTunnelTransport } from "./acp-tunnel-transport.ts";
 import { draftBinding, unknownServerError, type McpOverAcpBinding } from "./mcp-over-acp.ts";
@@ -112,7 +113,7 @@ export class McpProvider {
     if (env.kind !== "request") throw unknownServerError(method, env.key);
     let entry = this.declared.get(env.key);
     if (!entry) throw unknownServerError(method, env.key);
-    if (env.message.method === "initialize") {
+    if (env.message.method === McpMethod.Initialize) {
       // The draft has no connect message: an agent that reconnects (a restarted client) simply
       // initializes again, which an MCP session refuses. Start it a fresh session instead.
       if (entry.initialized) entry = await this.reopen(env.key);

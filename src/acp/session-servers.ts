@@ -16,6 +16,7 @@ import type { TransportFactory } from "../manager/transport-factory.ts";
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, Root } from "../mcp/types.ts";
 import { invalidParams } from "./connection.ts";
 import type { AcpMcpSessionsOptions } from "./sessions.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** What a session's client-feature handlers are told: the server asking, and the session. */
 export interface SessionRequestContext extends ServerRequestContext {
@@ -142,7 +143,7 @@ export function rootsOf(request: SessionServersRequest): Root[] {
 /** JSON text with object keys sorted, so that key order never counts as a change. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    isPlainObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
   );
 }
 

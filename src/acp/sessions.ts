@@ -34,10 +34,11 @@ import { sessionNotFound, type AcpAgentConnection } from "./connection.ts";
 import { OpenSession } from "./open-session.ts";
 import { planServers, serverChanges, type AcpClientFeatures, type ServerPlan, type SessionServersRequest } from "./session-servers.ts";
 import type { AgentCapabilities } from "./types.ts";
+import { settlesWithin } from "../util/deadline.ts";
 
 export type { AcpClientFeatures, SessionRequestContext, SessionServersRequest } from "./session-servers.ts";
 
-/** The hook an MCP-over-ACP binding fills in (see issue 5 section 4). */
+/** The hook an MCP-over-ACP binding fills in (see src/acp/mcp-over-acp.ts). */
 export interface McpOverAcpHook {
   /** Merged into {@link AcpMcpSessions.agentCapabilities}, e.g. `{ _meta: { mcp_acp_transport: true } }`. */
   capabilities: AgentCapabilities;
@@ -181,7 +182,7 @@ export class AcpMcpSessions {
   /** Starts servers, waiting for them at most `startupTimeoutMs`. */
   private async start(s: OpenSession, servers: McpServerConfig[]): Promise<void> {
     const connecting = s.manager.connect(servers).catch((err: unknown) => s.log(`connect failed: ${errorMessage(err)}`));
-    await withTimeout(connecting, this.options.startupTimeoutMs ?? 10_000);
+    await settlesWithin(connecting, this.options.startupTimeoutMs ?? 10_000);
   }
 
   /**
@@ -281,10 +282,4 @@ function list(names: readonly string[]): string {
 
 function short(sessionId: string): string {
   return sessionId.length <= 12 ? sessionId : sessionId.slice(0, 8);
-}
-
-function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  return Promise.race([promise.then(() => undefined), bound]).finally(() => clearTimeout(timer));
 }

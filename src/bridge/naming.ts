@@ -25,7 +25,7 @@
 export const DEFAULT_MAX_NAME_LENGTH = 64;
 
 /** The smallest cap accepted: room for a hash suffix and some readable text before it. */
-export const MIN_MAX_NAME_LENGTH = 20;
+const MIN_MAX_NAME_LENGTH = 20;
 
 const HASH_SUFFIX_LENGTH = 9; // "_" + 8 hex digits
 

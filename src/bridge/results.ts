@@ -9,6 +9,7 @@
  */
 import { isContentBlock, type Annotations, type CallToolResult } from "../mcp/types.ts";
 import type { BridgedContent, BridgedResult } from "./types.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** Default limit on the text of one result, in characters (UTF-16 code units), over all parts. */
 export const DEFAULT_MAX_TEXT_CHARS = 64 * 1024;
@@ -108,9 +109,9 @@ export function toBridgedResult(result: CallToolResult, limits: ResultLimits = {
   let structured: Record<string, unknown> | undefined;
   let structuredDropped = false;
   const sc: unknown = result.structuredContent;
-  if (typeof sc === "object" && sc !== null && !Array.isArray(sc)) {
+  if (isPlainObject(sc)) {
     const json = jsonOf(sc);
-    if (json !== undefined && json.length <= maxText) structured = sc as Record<string, unknown>;
+    if (json !== undefined && json.length <= maxText) structured = sc;
     else structuredDropped = true;
     if (parts.length === 0 && json !== undefined) {
       parts.push({ type: "text", text: json });

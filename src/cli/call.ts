@@ -35,7 +35,7 @@ export function runCall(args: ParsedArgs, io: CliIo): Promise<number> {
 }
 
 /** `add: 3/10 (30%) copying files`; the total and the message only when the server sent them. */
-export function progressLine(tool: string, p: ProgressInfo): string {
+function progressLine(tool: string, p: ProgressInfo): string {
   const share = p.total !== undefined && p.total > 0 ? `/${p.total} (${Math.floor((p.progress / p.total) * 100)}%)` : "";
   return `${tool}: ${p.progress}${share}${p.message ? ` ${p.message}` : ""}`;
 }

@@ -18,7 +18,7 @@ import { ExitCode } from "./report.ts";
 const SYNOPSIS = "mcp-bridge complete (prompt <name> | resource <uri-template>) <argument> [<partial value>] <server>";
 
 /** The request the command line describes; a usage error if it describes none. */
-export function completeParams(args: ParsedArgs): CompleteRequestParams {
+function completeParams(args: ParsedArgs): CompleteRequestParams {
   const [, kind, target, argument, value = ""] = args.positionals;
   if (kind !== "prompt" && kind !== "resource") {
     throw new UsageError(`complete needs "prompt" or "resource" first, got ${JSON.stringify(kind ?? "")}: ${SYNOPSIS}`);

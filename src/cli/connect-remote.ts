@@ -2,7 +2,7 @@
  * The CLI's remote transports (Streamable HTTP, legacy HTTP+SSE, auto), loaded only for a
  * `--url` target: their modules import `node:http` and `node:https`, and an ES module import
  * of either makes Node 24 load its bundled undici too (the ESM facade reads the lazy
- * `WebSocket` exports), ~15 ms a stdio target would pay for nothing (docs/decisions.md 77).
+ * `WebSocket` exports), start-up a stdio target would pay for nothing (docs/decisions.md 77).
  */
 import type { McpServerConfig } from "../config/types.ts";
 import { AutoHttpClientTransport } from "../transport/http-auto.ts";

@@ -2,7 +2,7 @@
  * `mcp-bridge inspect`: what a server offers (info, tools with their arguments, resources,
  * templates, prompts), laid out to fit the terminal, or all of it as JSON.
  */
-import { isPlainObject as isObject } from "../config/parse-common.ts";
+import { isPlainObject as isObject } from "../util/object.ts";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "../mcp/types.ts";
 import { onlyPositionals, type ParsedArgs } from "./args.ts";
 import { clip, oneLine, table, wrap } from "./format.ts";

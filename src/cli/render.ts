@@ -13,11 +13,11 @@ import type {
   ReadResourceResult,
   ResourceContents,
 } from "../mcp/types.ts";
-import { isContentBlock } from "../mcp/types.ts";
-import { isPlainObject as isObject } from "../config/parse-common.ts";
+import { isContentBlock, McpMethod } from "../mcp/types.ts";
+import { isPlainObject as isObject } from "../util/object.ts";
 
 /** One content block for people: text as is, other blocks as one-line summaries. */
-export function renderBlock(block: ContentBlock): string {
+function renderBlock(block: ContentBlock): string {
   switch (block.type) {
     case "text":
       return block.text;
@@ -73,7 +73,7 @@ function isContents(v: unknown): v is ResourceContents {
 export function checkReadResult(value: ReadResourceResult): ReadResourceResult {
   const contents: unknown = isObject(value) ? value.contents : undefined;
   if (!Array.isArray(contents) || !contents.every(isContents)) {
-    throw invalid("resources/read", "needs contents: [{uri, text or blob}]");
+    throw invalid(McpMethod.ResourcesRead, "needs contents: [{uri, text or blob}]");
   }
   return value;
 }
@@ -82,7 +82,7 @@ export function checkReadResult(value: ReadResourceResult): ReadResourceResult {
 export function checkPromptResult(value: GetPromptResult): GetPromptResult {
   const messages: unknown = isObject(value) ? value.messages : undefined;
   const ok = Array.isArray(messages) && messages.every((m) => isObject(m) && typeof m.role === "string" && isContentBlock(m.content));
-  if (!ok) throw invalid("prompts/get", "needs messages: [{role, content}]");
+  if (!ok) throw invalid(McpMethod.PromptsGet, "needs messages: [{role, content}]");
   return value;
 }
 
@@ -91,7 +91,7 @@ export function checkCompleteResult(value: CompleteResult): CompleteResult {
   const completion: unknown = isObject(value) ? value.completion : undefined;
   const values: unknown = isObject(completion) ? completion.values : undefined;
   if (!Array.isArray(values) || !values.every((v) => typeof v === "string")) {
-    throw invalid("completion/complete", "needs completion.values: string[]");
+    throw invalid(McpMethod.CompletionComplete, "needs completion.values: string[]");
   }
   return value;
 }

@@ -141,7 +141,7 @@ export interface FailureReport {
 }
 
 /** Classifies any thrown value. */
-export function describeFailure(err: unknown): FailureReport {
+function describeFailure(err: unknown): FailureReport {
   const failure = err instanceof ServerFailure ? err : undefined;
   const cause = failure ? failure.cause : err;
   const [exitCode, code] = classify(cause);

@@ -5,13 +5,12 @@
  */
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
+import { MAX_CONFIG_FILE_BYTES } from "../config/parse-common.ts";
 import { formatProblem, parseJsonText, parseMcpJsonFile } from "../config/parse.ts";
 import type { McpServerConfig } from "../config/types.ts";
 import { flag, type ParsedArgs, UsageError } from "./args.ts";
 import { CliError, ExitCode } from "./report.ts";
 
-/** Config files larger than this are refused (the same bound as discovery's). */
-const MAX_CONFIG_BYTES = 1024 * 1024;
 const TRANSPORT_CHOICES = ["auto", "http", "sse"];
 
 /** The server named on the command line, not yet resolved (secrets still references). */
@@ -75,7 +74,7 @@ async function configServer(file: string, name: string | undefined): Promise<Mcp
   let text: string;
   try {
     const bytes = await readFile(file);
-    if (bytes.length > MAX_CONFIG_BYTES) throw new Error(`larger than ${MAX_CONFIG_BYTES} bytes`);
+    if (bytes.length > MAX_CONFIG_FILE_BYTES) throw new Error(`larger than ${MAX_CONFIG_FILE_BYTES} bytes`);
     text = bytes.toString("utf8");
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;

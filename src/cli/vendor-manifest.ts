@@ -45,7 +45,7 @@ export function formatManifest(entries: readonly ManifestEntry[]): string {
  * has `.`/`..` or empty segments or a backslash, makes the whole manifest malformed: a path
  * must never lead the check outside the directory.
  */
-export function parseManifest(text: string, where: string): ManifestEntry[] {
+function parseManifest(text: string, where: string): ManifestEntry[] {
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   return lines.map((line, i) => {

@@ -16,6 +16,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { parseNativeConfig } from "./parse-native.ts";
+import { MAX_CONFIG_FILE_BYTES } from "./parse-common.ts";
 import { parseJsonText, parseMcpJsonFile } from "./parse-files.ts";
 import type { ConfigProblem, McpServerConfig, ParseResult } from "./types.ts";
 
@@ -31,9 +32,6 @@ export function defaultGlobalConfigDir(env: Readonly<Record<string, string | und
   const xdg = env.XDG_CONFIG_HOME;
   return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, ".config"), "mcp-bridge");
 }
-
-/** Config files larger than this are refused rather than read. */
-const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
 
 export interface DiscoverOptions {
   /** Directory of `*.json` config files (any format parse-files.ts accepts). */

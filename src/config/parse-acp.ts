@@ -19,7 +19,6 @@ import {
   checkPairValue,
   checkServerName,
   describeType,
-  isPlainObject,
   NameRegistry,
   pointer,
   ProblemList,
@@ -29,6 +28,7 @@ import {
   readUrl,
 } from "./parse-common.ts";
 import type { McpServerConfig, ParseResult } from "./types.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** `_meta` is ACP's extension point on every object; we carry it in the types and ignore it. */
 type AcpMeta = { _meta?: Record<string, unknown> };

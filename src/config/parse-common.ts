@@ -8,6 +8,7 @@
  */
 import { findSecretReference, isCredentialKey } from "./credentials.ts";
 import type { ConfigProblem, McpServerConfig, ResolvedServerConfig } from "./types.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** Collects problems for one parse; every problem gets the same `source`, if any. */
 export class ProblemList {
@@ -64,12 +65,11 @@ export function quoteEnum(value: string): string {
   return JSON.stringify(capped);
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** Config files larger than this are refused rather than read (discovery and the CLI's --config). */
+export const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
 
 /** Node's timers overflow above this many ms (and then fire at once). */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 // --- field checks: each reports what is wrong at `path` and returns undefined on failure ---
 
@@ -333,7 +333,7 @@ export function findPlaintextCredentials(config: McpServerConfig, basePath = "")
 
 // --- defaults ---
 
-/** The defaults of issue 4 section 1, in one place. */
+/** The defaults of a server's config, in one place (the timeouts are docs/decisions.md 3). */
 export const CONFIG_DEFAULTS = {
   enabled: true,
   timeout: 30_000,

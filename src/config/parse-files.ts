@@ -18,13 +18,13 @@
 import {
   describeType,
   findPlaintextCredentials,
-  isPlainObject,
   NameRegistry,
   pointer,
   ProblemList,
 } from "./parse-common.ts";
 import { type LocatedServer, readNativeList, readServerEntry } from "./parse-native.ts";
 import type { ConfigProblem, McpServerConfig, ParseResult } from "./types.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /**
  * Parses a config file's JSON value. `source` (usually the file path) is copied into every

@@ -16,7 +16,6 @@ import {
   checkLiteral,
   checkServerName,
   describeType,
-  isPlainObject,
   NameRegistry,
   pointer,
   ProblemList,
@@ -31,6 +30,7 @@ import {
   readUrl,
 } from "./parse-common.ts";
 import type { McpServerConfig, ParseResult, TransportKind, TrustLevel } from "./types.ts";
+import { isPlainObject } from "../util/object.ts";
 
 const TRANSPORTS: readonly TransportKind[] = ["stdio", "http", "sse", "auto"];
 /** What the file formats call `type`; `auto` is accepted but not advertised there. */
@@ -130,7 +130,7 @@ export function readServerEntry(
     if (has(key)) out[key] = readStringArray(raw[key], field(key), p);
   }
 
-  const transport = readTransport(raw, out, path, p, enabled === false);
+  const transport = readTransport(raw, path, p, enabled === false);
   if (transport !== undefined) {
     out.transport = transport;
     warnMisplacedKeys(raw, transport, path, p);
@@ -158,7 +158,6 @@ function readEnabled(raw: Record<string, unknown>, path: string, p: ProblemList)
  */
 function readTransport(
   raw: Record<string, unknown>,
-  out: Partial<McpServerConfig>,
   path: string,
   p: ProblemList,
   disabled: boolean,

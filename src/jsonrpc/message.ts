@@ -5,6 +5,7 @@
  * `id: ""` are valid ids; `id: null` on a request is invalid.
  */
 import { BridgeError, ErrorCode, errorMessage } from "./errors.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** A request id. Compared exactly: `"1"` and `1` are different ids. */
 export type JsonRpcId = string | number;
@@ -60,10 +61,6 @@ export type ClassifiedMessage =
    * its readable id, so the request it answers can fail instead.
    */
   | { kind: "invalid"; id: JsonRpcId | null; reason: string; response?: { id: JsonRpcId | null } };
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function isId(v: unknown): v is JsonRpcId {
   return typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
@@ -185,9 +182,8 @@ export function isErrorResponse(r: JsonRpcResponse): r is JsonRpcErrorResponse {
  *
  * Plain null-prototype dictionaries rather than a Map, on purpose: with an entry added and
  * removed per request, a long-lived Map rehashes into fresh tables whose obsolete predecessors
- * still point at entries of the day, and under load (64 HTTP calls in flight) that promoted
- * megabytes of request garbage per scavenge to the old generation (measured: a major GC every
- * ~7000 calls and a third of the client's time in GC; with dictionaries, none).
+ * still point at entries of the day, and under load that promoted request garbage to the old
+ * generation (docs/decisions.md 32 has the figures).
  */
 export class IdTable<V> {
   private numbers: Record<number, V> = Object.create(null) as Record<number, V>;

@@ -8,7 +8,10 @@
 import { BridgeError } from "./errors.ts";
 import type { JsonRpcId } from "./message.ts";
 
-/** Default largest line accepted: 32 MiB. */
+/**
+ * Default largest message accepted: 32 MiB. The one default for a whole message on every
+ * channel: an ndjson line here, an SSE event (jsonrpc/sse.ts), an HTTP client's JSON body.
+ */
 export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
 
 export interface LineDecoderOptions {

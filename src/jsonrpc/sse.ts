@@ -3,6 +3,7 @@
  * Both follow the WHATWG HTML "event stream" rules; neither touches I/O.
  */
 import { BridgeError } from "./errors.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "./ndjson.ts";
 
 /** One dispatched event. `event` defaults to `"message"`. */
 export interface SseEvent {
@@ -53,7 +54,7 @@ export class SseParser {
   private failed = false;
 
   constructor(options: SseParserOptions = {}) {
-    this.maxEventSize = options.maxEventSize ?? 32 * 1024 * 1024;
+    this.maxEventSize = options.maxEventSize ?? DEFAULT_MAX_LINE_BYTES;
   }
 
   /** Feeds text; returns the events it completes, in order. */

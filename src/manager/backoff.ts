@@ -7,9 +7,9 @@
  * than that of attempt n until the cap is reached: the backoff stays visible as growing gaps.
  */
 
-/** Default first delay: 1 s (issue 4 §3). */
+/** Default first delay: 1 s. */
 export const DEFAULT_BACKOFF_BASE_MS = 1_000;
-/** Default longest delay: 30 s (issue 4 §3). */
+/** Default longest delay: 30 s. */
 export const DEFAULT_BACKOFF_CAP_MS = 30_000;
 /** Default share of a delay that jitter may take off. */
 export const DEFAULT_BACKOFF_JITTER = 0.25;

@@ -1,6 +1,6 @@
 /**
  * One bridged tool call, from the name the model chose to the result it reads. Never throws:
- * every refusal and failure becomes an `isError` result (DECISIONS.md 8), in this order of
+ * every refusal and failure becomes an `isError` result (docs/decisions.md 8), in this order of
  * checks: known and exposed name, tool policy, server state, rate limit, approval, then the
  * call itself (timeout, crash, protocol error). Untrusted servers' text is wrapped, known
  * secrets are redacted from the result, and every call ends in exactly one audit record.
@@ -143,7 +143,7 @@ function cancelledBefore(signal: AbortSignal | undefined, server: string, tool: 
  * The result with every known secret replaced: in the text of every part (of `content` and of
  * `display`), in `text`, and in `structured` (keys too). Binary data is left alone.
  */
-export function redactResult(result: BridgedResult, redactor: Redactor): BridgedResult {
+function redactResult(result: BridgedResult, redactor: Redactor): BridgedResult {
   if (redactor.size === 0) return result;
   const out: BridgedResult = { ...result, content: redactParts(result.content, redactor), text: redactor.redact(result.text) };
   if (result.display !== undefined) out.display = redactParts(result.display, redactor);

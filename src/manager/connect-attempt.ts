@@ -4,6 +4,7 @@
  * `timeout`. An attempt that was abandoned (a timeout, a close) is `dead`: its late results are
  * ignored and the connection shuts its process down.
  */
+import { raceDeadline, TIMED_OUT } from "../util/deadline.ts";
 import type { ResolvedServerConfig } from "../config/types.ts";
 import { BridgeError } from "../jsonrpc/errors.ts";
 import { McpClient } from "../mcp/client.ts";
@@ -39,24 +40,14 @@ export class ConnectAttempt {
   async run(): Promise<Tool[]> {
     const name = this.#deps.config.name;
     const timeoutMs = this.#deps.config.timeout;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // A reply discarded as too long (its id unreadable) is the likely reason: say so.
-        const discarded = this.client?.connection?.lastDiscardedLine;
-        const meanwhile = discarded === undefined ? "" : `; meanwhile ${discarded}`;
-        reject(
-          new BridgeError("TIMEOUT", `server ${JSON.stringify(name)} did not become ready within ${timeoutMs} ms (start, handshake and tools/list)${meanwhile}`, {
-            details: { timeoutMs },
-          }),
-        );
-      }, timeoutMs);
+    const tools = await raceDeadline(this.#handshake(), timeoutMs);
+    if (tools !== TIMED_OUT) return tools;
+    // A reply discarded as too long (its id unreadable) is the likely reason: say so.
+    const discarded = this.client?.connection?.lastDiscardedLine;
+    const meanwhile = discarded === undefined ? "" : `; meanwhile ${discarded}`;
+    throw new BridgeError("TIMEOUT", `server ${JSON.stringify(name)} did not become ready within ${timeoutMs} ms (start, handshake and tools/list)${meanwhile}`, {
+      details: { timeoutMs },
     });
-    try {
-      return await Promise.race([this.#handshake(), deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   async #handshake(): Promise<Tool[]> {

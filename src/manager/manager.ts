@@ -29,6 +29,7 @@ import { ApprovalGate, type Approver } from "../security/policy.ts";
 import { RateLimiter, type RateLimiterOptions } from "../security/rate-limit.ts";
 import { Redactor } from "../security/redact.ts";
 import { Emitter } from "../util/emitter.ts";
+import { settlesWithin } from "../util/deadline.ts";
 import { auditRecord, type AuditArgsMode } from "./audit.ts";
 import { runToolCall, type CallDeps, type ToolCallOptions } from "./call.ts";
 import { catalogWarnings, ToolCatalog } from "./catalog.ts";
@@ -217,15 +218,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
    * servers still starting.
    */
   async ready(timeoutMs: number = DEFAULT_READY_TIMEOUT_MS): Promise<ReadyReport> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-    });
-    try {
-      await Promise.race([Promise.all([...this.connections.values()].map((c) => c.whenSettled())), bound]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await settlesWithin(Promise.all([...this.connections.values()].map((c) => c.whenSettled())), timeoutMs);
     const report: ReadyReport = { ready: [], failed: [], pending: [] };
     for (const c of this.connections.values()) {
       if (c.state === "ready") report.ready.push(c.name);

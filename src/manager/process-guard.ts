@@ -22,7 +22,7 @@ export interface GuardTarget {
 }
 
 /** How long a signal waits for managers to close before killing what is left. */
-export const GUARD_CLOSE_TIMEOUT_MS = 5_000;
+const GUARD_CLOSE_TIMEOUT_MS = 5_000;
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 type GuardedSignal = (typeof SIGNALS)[number];

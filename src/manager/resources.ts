@@ -14,7 +14,7 @@ import { buildResourceContext, ResourceFilter, type ResourceContext, type Resour
 import type { UntrustedWrapper } from "../bridge/untrusted.ts";
 import { BridgeError, errorMessage, type BridgeErrorOptions, type ManagerErrorCode } from "../jsonrpc/errors.ts";
 import type { CallOptions, McpClient } from "../mcp/client.ts";
-import type { CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceContents } from "../mcp/types.ts";
+import { McpMethod, type CompleteRequestParams, type CompleteResult, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceContents } from "../mcp/types.ts";
 import type { Redactor } from "../security/redact.ts";
 import type { ServerConnection } from "./connection.ts";
 import type { WarningKind } from "./events.ts";
@@ -70,7 +70,7 @@ export async function listResourcesAcross(deps: ResourceDeps, options: CallOptio
       if (!conn.config.resources || conn.state !== "ready" || conn.capabilities?.resources === undefined) return [];
       try {
         const all = await conn.use((client) => client.listResources(options));
-        const listed = fromServer(deps, conn.name, new ResourceFilter(conn.config.resourceFilter).filter(all), "resources/list");
+        const listed = fromServer(deps, conn.name, new ResourceFilter(conn.config.resourceFilter).filter(all), McpMethod.ResourcesList);
         return listed.map((r) => ({ ...r, server: conn.name }));
       } catch (err) {
         deps.warn("request_failed", conn.name, `server ${JSON.stringify(conn.name)}: listing resources failed: ${errorMessage(err)}`);
@@ -126,7 +126,7 @@ export async function listPromptsAcross(deps: ResourceDeps, options: CallOptions
     deps.connections().map(async (conn): Promise<ManagedPrompt[]> => {
       if (conn.state !== "ready" || conn.capabilities?.prompts === undefined) return [];
       try {
-        const prompts = fromServer(deps, conn.name, await conn.use((client) => client.listPrompts(options)), "prompts/list");
+        const prompts = fromServer(deps, conn.name, await conn.use((client) => client.listPrompts(options)), McpMethod.PromptsList);
         return prompts.map((p) => ({ ...p, server: conn.name }));
       } catch (err) {
         deps.warn("request_failed", conn.name, `server ${JSON.stringify(conn.name)}: listing prompts failed: ${errorMessage(err)}`);
@@ -152,7 +152,7 @@ export async function getPromptFrom(
 /** Completion values for an argument, redacted and (untrusted server) scanned. */
 export async function completeFrom(deps: ResourceDeps, server: string, params: CompleteRequestParams, options: CallOptions = {}): Promise<CompleteResult> {
   const raw = await ask(deps, server, "completing an argument", (client) => client.complete(params, options));
-  return fromServer(deps, server, raw, "completion/complete");
+  return fromServer(deps, server, raw, McpMethod.CompletionComplete);
 }
 
 /** The instructions of every ready server that gave some (the connection redacts them). */

@@ -21,6 +21,7 @@ import { collectPages, type PageLimits } from "./paging.ts";
 import type {
   CallToolResult,
   ClientCapabilities,
+  ClientRequests,
   CompleteRequestParams,
   CompleteResult,
   CreateMessageRequestParams,
@@ -39,7 +40,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from "./types.ts";
-import { isCallToolResult, isInitializeResult } from "./types.ts";
+import { isCallToolResult, isInitializeResult, McpMethod, McpNotification } from "./types.ts";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, allowsBatches } from "./versions.ts";
 
 export type { CallOptions, ClientHandlers, ElicitationContext, McpClientEvents, McpClientOptions } from "./client-types.ts";
@@ -79,6 +80,9 @@ const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-bridge", version: "0.1.
 const MAX_OPEN_ELICITATIONS = 256;
 /** URL elicitations taken from one -32042 error; a server listing more gets the first ones shown. */
 const MAX_REQUIRED_ELICITATIONS = 8;
+
+/** The list requests that page with a cursor. */
+type PagedMethod = typeof McpMethod.ToolsList | typeof McpMethod.ResourcesList | typeof McpMethod.ResourcesTemplatesList | typeof McpMethod.PromptsList;
 
 export class McpClient extends Emitter<McpClientEvents> {
   private readonly options: McpClientOptions;
@@ -134,13 +138,13 @@ export class McpClient extends Emitter<McpClientEvents> {
     peer.onerror = (e) => this.emit("error", e);
     try {
       await peer.start();
-      const raw = await peer.request("initialize", this.initializeParams(), {
+      const raw = await peer.request(McpMethod.Initialize, this.initializeParams(), {
         timeoutMs: this.options.connectTimeoutMs ?? 30_000,
         signal: options.signal,
       });
       this.init = this.checkInitializeResult(raw);
       transport.setProtocolVersion?.(this.init.protocolVersion);
-      await peer.notify("notifications/initialized");
+      await peer.notify(McpNotification.Initialized);
       return this.init;
     } catch (err) {
       await peer.close();
@@ -150,7 +154,7 @@ export class McpClient extends Emitter<McpClientEvents> {
 
   /** Every tool, following `nextCursor` under the page limits. Remembers output schemas. */
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
-    const tools = await collectPages<Tool>(this.pageRequester("tools/list", options), "tools", this.pageLimits());
+    const tools = await collectPages<Tool>(this.pageRequester(McpMethod.ToolsList, options), "tools", this.pageLimits());
     if (!this.outputCheck && tools.some((t) => t.outputSchema !== undefined)) {
       const { StructuredContentChecker } = await import("./output-check.ts");
       this.outputCheck ??= new StructuredContentChecker();
@@ -169,12 +173,12 @@ export class McpClient extends Emitter<McpClientEvents> {
     // Not `async`: this is the hot path, and one promise fewer per call is measurable.
     if (!this.peer || !this.init) return Promise.reject(notConnected());
     return this.peer
-      .request("tools/call", { name, arguments: args }, {
+      .request(McpMethod.ToolsCall, { name, arguments: args }, {
         signal: options.signal,
         timeoutMs: options.timeoutMs ?? this.options.toolTimeoutMs ?? 120_000,
         onProgress: options.onProgress,
       })
-      .then((result) => this.checkToolResult(name, result), (err: unknown) => this.refused(err, "tools/call", options.signal));
+      .then((result) => this.checkToolResult(name, result), (err: unknown) => this.refused(err, McpMethod.ToolsCall, options.signal));
   }
 
   private checkToolResult(name: string, result: unknown): CallToolResult {
@@ -186,52 +190,52 @@ export class McpClient extends Emitter<McpClientEvents> {
   }
 
   listResources(options: CallOptions = {}): Promise<Resource[]> {
-    return collectPages<Resource>(this.pageRequester("resources/list", options), "resources", this.pageLimits());
+    return collectPages<Resource>(this.pageRequester(McpMethod.ResourcesList, options), "resources", this.pageLimits());
   }
 
   listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
     return collectPages<ResourceTemplate>(
-      this.pageRequester("resources/templates/list", options),
+      this.pageRequester(McpMethod.ResourcesTemplatesList, options),
       "resourceTemplates",
       this.pageLimits(),
     );
   }
 
   readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return this.send<ReadResourceResult>("resources/read", { uri }, options);
+    return this.send(McpMethod.ResourcesRead, { uri }, options);
   }
 
   async subscribe(uri: string, options: CallOptions = {}): Promise<void> {
-    await this.send("resources/subscribe", { uri }, options);
+    await this.send(McpMethod.ResourcesSubscribe, { uri }, options);
   }
 
   async unsubscribe(uri: string, options: CallOptions = {}): Promise<void> {
-    await this.send("resources/unsubscribe", { uri }, options);
+    await this.send(McpMethod.ResourcesUnsubscribe, { uri }, options);
   }
 
   listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
-    return collectPages<Prompt>(this.pageRequester("prompts/list", options), "prompts", this.pageLimits());
+    return collectPages<Prompt>(this.pageRequester(McpMethod.PromptsList, options), "prompts", this.pageLimits());
   }
 
   getPrompt(name: string, args: Record<string, string> = {}, options: CallOptions = {}): Promise<GetPromptResult> {
-    return this.send<GetPromptResult>("prompts/get", { name, arguments: args }, options);
+    return this.send(McpMethod.PromptsGet, { name, arguments: args }, options);
   }
 
   complete(params: CompleteRequestParams, options: CallOptions = {}): Promise<CompleteResult> {
-    return this.send<CompleteResult>("completion/complete", params, options);
+    return this.send(McpMethod.CompletionComplete, params, options);
   }
 
   async setLoggingLevel(level: LoggingLevel, options: CallOptions = {}): Promise<void> {
-    await this.send("logging/setLevel", { level }, options);
+    await this.send(McpMethod.LoggingSetLevel, { level }, options);
   }
 
   async ping(options: CallOptions = {}): Promise<void> {
-    await this.send("ping", undefined, options);
+    await this.send(McpMethod.Ping, undefined, options);
   }
 
   /** Tells the server the roots changed (needs `rootsListChanged`). */
   notifyRootsChanged(): Promise<void> {
-    return this.live().notify("notifications/roots/list_changed");
+    return this.live().notify(McpNotification.RootsListChanged);
   }
 
   /** Closes the connection (and, for stdio, stops the server process). Idempotent. */
@@ -239,9 +243,10 @@ export class McpClient extends Emitter<McpClientEvents> {
     await this.peer?.close();
   }
 
-  private send<T>(method: string, params: JsonRpcParams | undefined, options: CallOptions): Promise<T> {
+  /** A request of {@link ClientRequests}: `method` decides the type of params and result. */
+  private send<M extends keyof ClientRequests>(method: M, params: ClientRequests[M]["params"] | undefined, options: CallOptions): Promise<ClientRequests[M]["result"]> {
     return this.live()
-      .request<T>(method, params, { signal: options.signal, timeoutMs: options.timeoutMs, onProgress: options.onProgress })
+      .request<ClientRequests[M]["result"]>(method, params, { signal: options.signal, timeoutMs: options.timeoutMs, onProgress: options.onProgress })
       .catch((err: unknown) => this.refused(err, method, options.signal));
   }
 
@@ -271,8 +276,8 @@ export class McpClient extends Emitter<McpClientEvents> {
     if (this.openElicitations.size > MAX_OPEN_ELICITATIONS) this.openElicitations.delete(this.openElicitations.values().next().value!);
   }
 
-  private pageRequester(method: string, options: CallOptions) {
-    return (cursor: string | undefined) => this.send<Record<string, unknown>>(method, cursor === undefined ? {} : { cursor }, options);
+  private pageRequester(method: PagedMethod, options: CallOptions) {
+    return (cursor: string | undefined): Promise<Record<string, unknown>> => this.send(method, cursor === undefined ? {} : { cursor }, options);
   }
 
   private pageLimits(): PageLimits {
@@ -328,18 +333,18 @@ export class McpClient extends Emitter<McpClientEvents> {
 
   private installHandlers(peer: JsonRpcPeer): void {
     const h = this.options.handlers ?? {};
-    peer.setRequestHandler("ping", () => ({}));
+    peer.setRequestHandler(McpMethod.Ping, () => ({}));
     if (h.roots) {
       const roots = h.roots;
-      peer.setRequestHandler("roots/list", async (_p, ctx) => ({ roots: await roots(ctx) }));
+      peer.setRequestHandler(McpMethod.RootsList, async (_p, ctx) => ({ roots: await roots(ctx) }));
     }
     if (h.sampling) {
       const sampling = h.sampling;
-      peer.setRequestHandler("sampling/createMessage", (p, ctx) => sampling(p as CreateMessageRequestParams, ctx));
+      peer.setRequestHandler(McpMethod.SamplingCreateMessage, (p, ctx) => sampling(p as CreateMessageRequestParams, ctx));
     }
     if (h.elicitation) {
       const elicit = h.elicitation;
-      peer.setRequestHandler("elicitation/create", (p, ctx) => {
+      peer.setRequestHandler(McpMethod.ElicitationCreate, (p, ctx) => {
         const params = p as ElicitRequestParams;
         // The spec: a mode the client did not declare is -32602; a missing mode means form.
         const mode = typeof params?.mode === "string" ? params.mode : "form";
@@ -353,22 +358,22 @@ export class McpClient extends Emitter<McpClientEvents> {
         return elicit(params, { signal: ctx.signal, request: ctx });
       });
     }
-    peer.setNotificationHandler("notifications/elicitation/complete", (p) => {
+    peer.setNotificationHandler(McpNotification.ElicitationComplete, (p) => {
       const id = (p as { elicitationId?: unknown } | undefined)?.elicitationId;
       if (typeof id !== "string" || !this.openElicitations.delete(id)) return;
       this.emit("elicitationComplete", { elicitationId: id });
     });
-    peer.setNotificationHandler("notifications/tools/list_changed", () => {
+    peer.setNotificationHandler(McpNotification.ToolsListChanged, () => {
       this.outputCheck?.forget();
       this.emit("toolsListChanged", undefined);
     });
-    peer.setNotificationHandler("notifications/resources/list_changed", () => void this.emit("resourcesListChanged", undefined));
-    peer.setNotificationHandler("notifications/prompts/list_changed", () => void this.emit("promptsListChanged", undefined));
-    peer.setNotificationHandler("notifications/resources/updated", (p) => {
+    peer.setNotificationHandler(McpNotification.ResourcesListChanged, () => void this.emit("resourcesListChanged", undefined));
+    peer.setNotificationHandler(McpNotification.PromptsListChanged, () => void this.emit("promptsListChanged", undefined));
+    peer.setNotificationHandler(McpNotification.ResourcesUpdated, (p) => {
       const uri = (p as { uri?: unknown } | undefined)?.uri;
       if (typeof uri === "string") this.emit("resourceUpdated", { uri });
     });
-    peer.setNotificationHandler("notifications/message", (p) => {
+    peer.setNotificationHandler(McpNotification.Message, (p) => {
       if (p && typeof p === "object") this.emit("log", p as LoggingMessageNotificationParams);
     });
   }

@@ -4,11 +4,11 @@
  * them from `types.ts`, which re-exports this module. Same conventions as there: `type`
  * aliases, `?:` for optional members.
  *
- * Types only, on purpose: the runtime tables (`LOGGING_LEVELS`, `Method`, `NotificationMethod`)
+ * Types only, on purpose: the runtime tables (`LOGGING_LEVELS`, `McpMethod`, `McpNotification`)
  * live in `types.ts`, so this file is never loaded at run time (each ES module adds about
  * 0.5 ms to a Node 20 start-up, whatever its size).
  */
-import type { LOGGING_LEVELS, Method, NotificationMethod } from "./types.ts";
+import type { LOGGING_LEVELS, McpMethod, McpNotification } from "./types.ts";
 import type {
   Annotations,
   CallToolRequestParams,
@@ -308,8 +308,8 @@ export type ElicitationCompleteNotificationParams = NotificationParams & { elici
 // ---------------------------------------------------------------------------------------------
 // Method names
 
-export type MethodName = (typeof Method)[keyof typeof Method];
-export type NotificationMethodName = (typeof NotificationMethod)[keyof typeof NotificationMethod];
+export type MethodName = (typeof McpMethod)[keyof typeof McpMethod];
+export type NotificationMethodName = (typeof McpNotification)[keyof typeof McpNotification];
 
 /**
  * Requests a client sends to a server, method to params and result, for typed wrappers:

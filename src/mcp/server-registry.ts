@@ -21,6 +21,7 @@ import type {
 import { isCallToolResult } from "./types.ts";
 import { parseUriTemplate, type UriTemplate } from "./uri-template.ts";
 import type { ServerSession } from "./server-session.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** What a handler can use while it serves one request. */
 export interface HandlerContext {
@@ -299,10 +300,6 @@ export class ServerRegistry {
       },
     };
   }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function errorResult(text: string): CallToolResult {

@@ -8,6 +8,8 @@ import { JsonRpcPeer, type NotifyOptions, type PeerOptions, type RequestContext,
 import type { Transport } from "../jsonrpc/transport.ts";
 import {
   LOGGING_LEVELS,
+  McpMethod,
+  McpNotification,
   type ClientCapabilities,
   type CreateMessageRequestParams,
   type CreateMessageResult,
@@ -18,9 +20,11 @@ import {
   type ListRootsResult,
   type LoggingLevel,
   type ServerCapabilities,
+  type ServerRequests,
 } from "./types.ts";
 import { allowsBatches, negotiateVersion } from "./versions.ts";
 import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** What a session reads from the server that created it. */
 export interface SessionCore {
@@ -49,10 +53,10 @@ export interface PreinitializedTransport extends Transport {
 const MAX_SUBSCRIPTIONS = 10_000;
 
 const LIST_METHODS: ReadonlyArray<[string, ListKind]> = [
-  ["tools/list", "tools"],
-  ["resources/list", "resources"],
-  ["resources/templates/list", "resourceTemplates"],
-  ["prompts/list", "prompts"],
+  [McpMethod.ToolsList, "tools"],
+  [McpMethod.ResourcesList, "resources"],
+  [McpMethod.ResourcesTemplatesList, "resourceTemplates"],
+  [McpMethod.PromptsList, "prompts"],
 ];
 
 export class ServerSession {
@@ -145,14 +149,14 @@ export class ServerSession {
     if (this.version === undefined || this.peer.closed) return;
     if (LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(this.logLevel)) return;
     const params = logger === undefined ? { level, data } : { level, logger, data };
-    await this.peer.notify("notifications/message", params, options).catch(() => undefined);
+    await this.peer.notify(McpNotification.Message, params, options).catch(() => undefined);
   }
 
   /** `sampling/createMessage`. Rejects with RpcError -32601 if the client did not declare `sampling`. */
   async createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult> {
-    this.requireClient("sampling", "sampling/createMessage");
-    const r = await this.peer.request<CreateMessageResult>("sampling/createMessage", params, options);
-    return checked(r, "sampling/createMessage", (v) => typeof v.model === "string" && typeof v.content === "object");
+    this.requireClient("sampling", McpMethod.SamplingCreateMessage);
+    const r = await this.request(McpMethod.SamplingCreateMessage, params, options);
+    return checked(r, McpMethod.SamplingCreateMessage, (v) => typeof v.model === "string" && typeof v.content === "object");
   }
 
   /**
@@ -160,27 +164,27 @@ export class ServerSession {
    * asked for (`elicitation: {}` means form only).
    */
   async elicit(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult> {
-    const e = this.requireClient("elicitation", "elicitation/create") as { form?: unknown; url?: unknown };
+    const e = this.requireClient("elicitation", McpMethod.ElicitationCreate) as { form?: unknown; url?: unknown };
     const mode = params.mode ?? "form";
     const declared = mode === "url" ? e.url !== undefined : e.form !== undefined || e.url === undefined;
     if (!declared) {
       throw new RpcError(ErrorCode.MethodNotFound, `elicitation/create: the client did not declare ${mode} elicitation`);
     }
-    const r = await this.peer.request<ElicitResult>("elicitation/create", params, options);
-    return checked(r, "elicitation/create", (v) => ["accept", "decline", "cancel"].includes(v.action as string));
+    const r = await this.request(McpMethod.ElicitationCreate, params, options);
+    return checked(r, McpMethod.ElicitationCreate, (v) => ["accept", "decline", "cancel"].includes(v.action as string));
   }
 
   /** `roots/list`. Rejects with RpcError -32601 if the client did not declare `roots`. */
   async listRoots(options?: RequestOptions): Promise<ListRootsResult> {
-    this.requireClient("roots", "roots/list");
-    const r = await this.peer.request<ListRootsResult>("roots/list", {}, options);
-    return checked(r, "roots/list", (v) => Array.isArray(v.roots));
+    this.requireClient("roots", McpMethod.RootsList);
+    const r = await this.request(McpMethod.RootsList, {}, options);
+    return checked(r, McpMethod.RootsList, (v) => Array.isArray(v.roots));
   }
 
   /** Sends `notifications/resources/updated` if this session subscribed to exactly `uri`. */
   async notifyResourceUpdated(uri: string): Promise<void> {
     if (!this.subscriptions.has(uri) || this.peer.closed) return;
-    await this.peer.notify("notifications/resources/updated", { uri }).catch(() => undefined);
+    await this.peer.notify(McpNotification.ResourcesUpdated, { uri }).catch(() => undefined);
   }
 
   /**
@@ -207,10 +211,15 @@ export class ServerSession {
     return cap;
   }
 
+  /** A request of {@link ServerRequests}: `method` decides the type of params and result. */
+  private request<M extends keyof ServerRequests>(method: M, params: ServerRequests[M]["params"], options: RequestOptions | undefined): Promise<ServerRequests[M]["result"]> {
+    return this.peer.request<ServerRequests[M]["result"]>(method, params, options);
+  }
+
   private wire(): void {
     const peer = this.peer;
-    peer.setRequestHandler("initialize", (params) => this.initialize(params));
-    peer.setRequestHandler("ping", () => ({}));
+    peer.setRequestHandler(McpMethod.Initialize, (params) => this.initialize(params));
+    peer.setRequestHandler(McpMethod.Ping, () => ({}));
     for (const [method, kind] of LIST_METHODS) {
       this.gate(method, (p) => {
         const page = this.core.registry.page(kind, p.cursor, this.core.pageSize);
@@ -218,17 +227,17 @@ export class ServerSession {
       });
     }
     const reg = this.core.registry;
-    this.gate("tools/call", (p, ctx) => reg.callTool(p, this.context(ctx)));
-    this.gate("resources/read", (p, ctx) => reg.readResource(p, this.context(ctx)));
-    this.gate("prompts/get", (p, ctx) => reg.getPrompt(p, this.context(ctx)));
-    this.gate("completion/complete", (p, ctx) => reg.complete(p, this.context(ctx)));
-    this.gate("resources/subscribe", (p) => this.subscribe(p.uri));
-    this.gate("resources/unsubscribe", (p) => {
+    this.gate(McpMethod.ToolsCall, (p, ctx) => reg.callTool(p, this.context(ctx)));
+    this.gate(McpMethod.ResourcesRead, (p, ctx) => reg.readResource(p, this.context(ctx)));
+    this.gate(McpMethod.PromptsGet, (p, ctx) => reg.getPrompt(p, this.context(ctx)));
+    this.gate(McpMethod.CompletionComplete, (p, ctx) => reg.complete(p, this.context(ctx)));
+    this.gate(McpMethod.ResourcesSubscribe, (p) => this.subscribe(p.uri));
+    this.gate(McpMethod.ResourcesUnsubscribe, (p) => {
       if (typeof p.uri !== "string") throw new RpcError(ErrorCode.InvalidParams, "resources/unsubscribe: uri must be a string");
       this.subscriptions.delete(p.uri);
       return {};
     });
-    this.gate("logging/setLevel", (p) => {
+    this.gate(McpMethod.LoggingSetLevel, (p) => {
       const level = p.level;
       if (!(LOGGING_LEVELS as readonly unknown[]).includes(level)) {
         throw new RpcError(ErrorCode.InvalidParams, `logging/setLevel: level must be one of ${LOGGING_LEVELS.join(", ")}`);
@@ -236,12 +245,12 @@ export class ServerSession {
       this.logLevel = level as LoggingLevel;
       return {};
     });
-    peer.setNotificationHandler("notifications/initialized", () => {
+    peer.setNotificationHandler(McpNotification.Initialized, () => {
       if (this.version === undefined || this.initializedSeen) return;
       this.initializedSeen = true;
       this.oninitialized?.();
     });
-    peer.setNotificationHandler("notifications/roots/list_changed", () => {
+    peer.setNotificationHandler(McpNotification.RootsListChanged, () => {
       if (this.version !== undefined) this.onRootsChanged?.();
     });
   }
@@ -263,7 +272,7 @@ export class ServerSession {
     if (this.version !== undefined) {
       throw new RpcError(ErrorCode.InvalidRequest, "initialize: this session is already initialized");
     }
-    const p = paramsObject(params, "initialize");
+    const p = paramsObject(params, McpMethod.Initialize);
     // A missing or malformed protocolVersion is not refused: negotiation answers our latest,
     // and the client decides whether it can speak that (lifecycle: version negotiation).
     for (const key of ["capabilities", "clientInfo"] as const) {
@@ -295,10 +304,6 @@ export class ServerSession {
   private context(ctx: RequestContext): HandlerContext {
     return new ToolCallContext(this, ctx);
   }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function paramsObject(params: unknown, method: string): Record<string, unknown> {

@@ -12,6 +12,8 @@
  * are passed through untouched, never narrowed or rewritten here.
  */
 
+import { isPlainObject as isObject } from "../util/object.ts";
+
 export type * from "./feature-types.ts";
 
 /** RFC 5424 severities, least severe first: index order is severity order. */
@@ -26,8 +28,8 @@ export const LOGGING_LEVELS = [
   "emergency",
 ] as const;
 
-/** Request methods of the handshake era. */
-export const Method = {
+/** Request methods of the handshake era: call sites use these, not string literals. */
+export const McpMethod = {
   Initialize: "initialize",
   Ping: "ping",
   ToolsList: "tools/list",
@@ -46,8 +48,8 @@ export const Method = {
   ElicitationCreate: "elicitation/create",
 } as const;
 
-/** Notification methods of the handshake era. */
-export const NotificationMethod = {
+/** Notification methods of the handshake era: call sites use these, not string literals. */
+export const McpNotification = {
   Initialized: "notifications/initialized",
   Cancelled: "notifications/cancelled",
   Progress: "notifications/progress",
@@ -332,10 +334,6 @@ export type CallToolResult = Result & {
 // ---------------------------------------------------------------------------------------------
 // Guards. They check required members and the types of the optional members a caller is
 // likely to read; they do not validate JSON Schemas or every nested field.
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function optional(v: unknown, type: "string" | "boolean" | "number"): boolean {
   return v === undefined || typeof v === type;

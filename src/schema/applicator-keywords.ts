@@ -4,8 +4,9 @@
  * `if`, ...). `$ref` and `$defs` are built by compiler.ts, which owns reference resolution.
  */
 import { notRunMessage, type Pattern } from "./pattern.ts";
-import { COST, evalChild, evalNode, has, isPlainObject, nonNegInt, quiet } from "./runtime.ts";
+import { COST, evalChild, evalNode, has, nonNegInt, quiet } from "./runtime.ts";
 import type { Builder, Node } from "./runtime.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** Compiles a subschema of the current node found under the keyword path `segs`. */
 export type Sub = (value: unknown, ...segs: string[]) => Node;

@@ -4,9 +4,10 @@
  * `uniqueItems`, `required`, `dependentRequired`). Their value helpers are in values.ts.
  */
 import { notRunMessage } from "./pattern.ts";
-import { COST, escapeSegment, has, isPlainObject, LONG_STRING, nonNegInt, preview, stringSteps } from "./runtime.ts";
+import { COST, escapeSegment, has, LONG_STRING, nonNegInt, preview, stringSteps } from "./runtime.ts";
 import type { Builder, Ctx } from "./runtime.ts";
 import { canonicalKey, codePointLength, firstDuplicate, isMultipleOf, StringSet, toDecimal } from "./values.ts";
+import { isPlainObject } from "../util/object.ts";
 
 const TYPE_NAMES = ["null", "boolean", "object", "array", "number", "integer", "string"];
 const T_NUMBER = 1 << 4;

@@ -6,8 +6,9 @@ import { buildArrayAssertions, buildGeneric, buildNumber, buildObjectAssertions 
 import { buildString } from "./assertion-keywords.ts";
 import { buildItems, buildLogic, buildProperties, type Sub } from "./applicator-keywords.ts";
 import { compilePattern, type Pattern } from "./pattern.ts";
-import { escapeSegment, has, isPlainObject, MAX_DEPTH, preview, truncate } from "./runtime.ts";
+import { escapeSegment, has, MAX_DEPTH, preview, truncate } from "./runtime.ts";
 import type { Builder, Check, Node } from "./runtime.ts";
+import { isPlainObject } from "../util/object.ts";
 
 /** Keywords this validator knows; the last two lines are annotations, never asserted. */
 const KNOWN = new Set(

@@ -21,7 +21,7 @@ export interface Budget {
 }
 
 /** Instructions at most in one program; counted repetitions (`x{2,50}`) are unrolled. */
-export const MAX_PROGRAM = 10_000;
+const MAX_PROGRAM = 10_000;
 
 const CHAR = 0;
 const SPLIT = 1;

@@ -279,10 +279,6 @@ export function pointer(path: ReadonlyArray<string | number>, key?: string | num
   return key === undefined ? s : s + "/" + escapeSegment(key);
 }
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 export const has = (o: object, k: string): boolean => Object.hasOwn(o, k);
 
 export function truncate(s: string, max: number): string {

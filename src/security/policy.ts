@@ -3,7 +3,7 @@
  * tool names, and the approval gate for first use of a tool from an `untrusted` server.
  *
  * Nothing here throws at call time: `ToolPolicy.permits` answers yes or no, `ApprovalGate.check`
- * resolves to `{ ok }`, so the bridge can turn a refusal into an error result (DECISIONS.md 8).
+ * resolves to `{ ok }`, so the bridge can turn a refusal into an error result (docs/decisions.md 8).
  */
 import { compileGlob, type GlobMatcher } from "../util/glob.ts";
 import { BridgeError, type BridgeErrorOptions, type RefusalCode } from "../jsonrpc/errors.ts";

@@ -1,7 +1,7 @@
 /**
  * A token bucket per key (one key per server): `burst` calls at once, then `callsPerMinute`
  * spread evenly over the minute. An over-limit call is refused with the wait until the next
- * token; the bridge turns that into an error result (DECISIONS.md 8).
+ * token; the bridge turns that into an error result (docs/decisions.md 8).
  */
 
 export interface RateLimiterOptions {

@@ -18,7 +18,7 @@ export const REDACTED = "[REDACTED]";
  * Secrets shorter than this are ignored by default: redacting every `a` or `on` would make
  * output unreadable while protecting nothing a guess would not find. Configurable.
  */
-export const DEFAULT_MIN_SECRET_LENGTH = 4;
+const DEFAULT_MIN_SECRET_LENGTH = 4;
 
 /** Nesting depth past which `redactValue` replaces a value wholesale rather than walk it. */
 const MAX_DEPTH = 64;

@@ -73,7 +73,7 @@ function nameOf(what: string | (() => string)): string {
 }
 
 /** Reads at most a few KiB of an error body as text, for a message; drops the socket past that. */
-export async function readSnippet(call: HttpCall, res: http.IncomingMessage): Promise<string> {
+async function readSnippet(call: HttpCall, res: http.IncomingMessage): Promise<string> {
   try {
     return (await readBody(call, res, SNIPPET_BYTES, "error body")).toString("utf8");
   } catch {

@@ -25,6 +25,7 @@
 import type * as http from "node:http";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../jsonrpc/ndjson.ts";
 import { Exchange, ReplyStreams, type StreamHost } from "./http-client-streams.ts";
 import { describeErrorBody, drain, mediaType, readBody, statusError } from "./http-body.ts";
 import { httpUrl, keepAliveAgent, normalizeHeaders } from "./http-options.ts";
@@ -56,7 +57,6 @@ export interface StreamableHttpClientTransportOptions {
 export type HttpClientOptions = StreamableHttpClientTransportOptions;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
-const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
 const DELETE_TIMEOUT_MS = 2_000;
 const POST_ACCEPT = "application/json, text/event-stream";
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
@@ -366,7 +366,7 @@ export function clientBasics(options: StreamableHttpClientTransportOptions, labe
     target,
     configured,
     timeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    maxBody: options.maxBodyBytes ?? DEFAULT_MAX_LINE_BYTES,
     log: onLog ? (m) => onLog(`${target}: ${m}`) : () => undefined,
     agent: options.agent ?? keepAliveAgent(url),
     ownAgent: options.agent === undefined,

@@ -16,7 +16,7 @@ import * as http from "node:http";
 import * as https from "node:https";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 
-export const MAX_REDIRECTS = 3;
+const MAX_REDIRECTS = 3;
 
 export type HttpMethod = "GET" | "POST" | "DELETE";
 

@@ -17,7 +17,7 @@
  * message can be resumed.
  */
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { BridgeError, ErrorCode } from "../jsonrpc/errors.ts";
+import { ErrorCode } from "../jsonrpc/errors.ts";
 import { encodeMessage, IdTable, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { formatSseEvent } from "../jsonrpc/sse.ts";
 import { versionAtLeast } from "../mcp/versions.ts";

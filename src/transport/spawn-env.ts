@@ -20,7 +20,7 @@ export const BASE_ENV_VARS: readonly string[] = [
 ];
 
 /** Extra variables passed through on Windows, where programs fail without them. */
-export const WINDOWS_ENV_VARS: readonly string[] = [
+const WINDOWS_ENV_VARS: readonly string[] = [
   "SYSTEMROOT",
   "APPDATA",
   "LOCALAPPDATA",

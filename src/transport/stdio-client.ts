@@ -15,6 +15,7 @@ import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
 import { TransportLifecycle } from "./lifecycle.ts";
+import { settlesWithin } from "../util/deadline.ts";
 import { ByteRing, DEFAULT_RING_BYTES, lastLines, TextLineSplitter } from "./ring-buffer.ts";
 import { buildChildEnv, CommandNotFoundError, isDirectory, processGroupExists, resolveCommand } from "./spawn-env.ts";
 import { TickCork } from "./tick-cork.ts";
@@ -114,7 +115,7 @@ export class StdioClientTransport implements Transport {
     if (typeof text !== "string") return Promise.reject(text);
     // Requests sent in one tick leave in one writev. The server side does not do this: its
     // answers stream out one by one, so the client can work on the first while the server
-    // still computes the rest (measured: batching both sides halved throughput at 64 in flight).
+    // still computes the rest (docs/decisions.md 31: batching both sides measured slower).
     this.cork?.hold();
     if (stdin.write(`${text}\n`)) return Promise.resolve();
     return this.waitForDrain(stdin);
@@ -266,14 +267,14 @@ export class StdioClientTransport implements Transport {
       return;
     }
     child.stdin?.end();
-    if (!(await within(this.exited.promise, this.graceMs))) {
+    if (!(await settlesWithin(this.exited.promise, this.graceMs))) {
       this.signalGroup("SIGTERM");
-      if (!(await within(this.exited.promise, this.graceMs))) {
+      if (!(await settlesWithin(this.exited.promise, this.graceMs))) {
         this.signalGroup("SIGKILL");
-        await within(this.exited.promise, this.graceMs);
+        await settlesWithin(this.exited.promise, this.graceMs);
       }
     }
-    await within(this.done.promise, this.graceMs + GROUP_POLL_MS);
+    await settlesWithin(this.done.promise, this.graceMs + GROUP_POLL_MS);
     this.finish();
     await this.reapGroup();
   }
@@ -373,19 +374,6 @@ function deferred(): Deferred {
     resolve = res;
   });
   return { promise, resolve };
-}
-
-/** Resolves true if `promise` settles within `ms`, false otherwise. */
-async function within(promise: Promise<void>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<boolean>((res) => {
-    timer = setTimeout(() => res(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function sleep(ms: number): Promise<void> {

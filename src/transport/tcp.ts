@@ -16,6 +16,7 @@ import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { encodeLine, LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
 import { TransportLifecycle } from "./lifecycle.ts";
 import type { Transport } from "./transport.ts";
+import { settlesWithin } from "../util/deadline.ts";
 
 export interface TcpTransportOptions {
   /** Largest line accepted, in bytes. Default 32 MiB. */
@@ -111,12 +112,7 @@ export class TcpTransport implements Transport {
         return;
       }
       socket.end();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const grace = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, this.graceMs);
-      });
-      await Promise.race([this.socketClosed, grace]);
-      clearTimeout(timer);
+      await settlesWithin(this.socketClosed, this.graceMs);
       socket.destroy();
       await this.socketClosed;
     });

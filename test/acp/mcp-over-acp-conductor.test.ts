@@ -90,7 +90,7 @@ async function rig(options: { capable: boolean; failNewSession?: boolean }) {
 }
 
 describe("conductor, agent with the capability", { timeout: 60_000 }, () => {
-  test("providers are declared in the seed's shape and reached through _mcp envelopes", async () => {
+  test("providers are declared in the draft binding's shape and reached through _mcp envelopes", async () => {
     const r = await rig({ capable: true });
     assert.equal(r.conductor.agentSupportsMcpOverAcp, true);
     assert.deepEqual(r.initialized.agentCapabilities, { _meta: { mcp_acp_transport: true } });

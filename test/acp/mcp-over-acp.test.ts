@@ -70,7 +70,7 @@ async function rig(server: McpServer = createEchoServer()) {
 }
 
 describe("draft binding codec", { timeout: 60_000 }, () => {
-  test("declarations, keys and the capability have the seed's shape", () => {
+  test("declarations, keys and the capability have the draft binding's shape", () => {
     const key = draftBinding.newServerKey();
     assert.match(key, /^acp:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     assert.notEqual(draftBinding.newServerKey(), key);

@@ -23,7 +23,6 @@ after(() => {
 });
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
-const EXTRAS = ["LICENSE", "package.json", "verify.mjs"];
 let count = 0;
 
 /** A fresh directory path (not created) under the test's scratch folder. */

@@ -8,6 +8,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
+import { isPlainObject as isObject } from "../../src/util/object.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -40,10 +41,6 @@ export interface Transcript {
   /** A key of {@link TRANSCRIPT_SERVERS}. */
   server: string;
   steps: TranscriptStep[];
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /**

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import {
   CONTENT_BLOCK_TYPES,
   LOGGING_LEVELS,
-  Method,
-  NotificationMethod,
+  McpMethod,
+  McpNotification,
   isCallToolResult,
   isContentBlock,
   isInitializeResult,
@@ -172,11 +172,11 @@ test("params types are assignable to JSON-RPC params without a cast", () => {
 });
 
 test("method tables and logging levels hold the wire strings", () => {
-  assert.equal(Method.ToolsList, "tools/list");
-  assert.equal(Method.ToolsCall, "tools/call");
-  assert.equal(NotificationMethod.ToolsListChanged, "notifications/tools/list_changed");
-  assert.equal(NotificationMethod.Cancelled, "notifications/cancelled");
-  for (const m of Object.values(NotificationMethod)) assert.match(m, /^notifications\//);
+  assert.equal(McpMethod.ToolsList, "tools/list");
+  assert.equal(McpMethod.ToolsCall, "tools/call");
+  assert.equal(McpNotification.ToolsListChanged, "notifications/tools/list_changed");
+  assert.equal(McpNotification.Cancelled, "notifications/cancelled");
+  for (const m of Object.values(McpNotification)) assert.match(m, /^notifications\//);
   assert.deepEqual(
     [...LOGGING_LEVELS],
     ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"],

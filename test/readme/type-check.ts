@@ -20,6 +20,9 @@ export function typeCheck(files: readonly BlockFile[], root: string): string[] {
     declaration: false,
     // The blocks import absolute .ts paths; nothing is emitted, so nothing needs rewriting.
     rewriteRelativeImportExtensions: false,
+    // A block is a fragment to copy: it may name a value only to show where it comes from.
+    noUnusedLocals: false,
+    noUnusedParameters: false,
     typeRoots: [join(root, "node_modules", "@types")],
   };
   delete options.rootDir;

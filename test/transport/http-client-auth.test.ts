@@ -14,7 +14,6 @@ import {
   request,
   sendJson,
   until,
-  type Handler,
 } from "./http-client-helpers.ts";
 
 const { serve, keep } = closedAfterAll<StreamableHttpClientTransport>();

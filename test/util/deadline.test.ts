@@ -1,0 +1,49 @@
+/** raceDeadline and settlesWithin: the one race of a promise against a deadline. */
+import assert from "node:assert/strict";
+import { mock, test } from "node:test";
+import { raceDeadline, settlesWithin, TIMED_OUT } from "../../src/util/deadline.ts";
+
+test("raceDeadline resolves to the promise's value when it settles first", async () => {
+  assert.equal(await raceDeadline(Promise.resolve(42), 1_000), 42);
+  assert.equal(await settlesWithin(Promise.resolve(), 1_000), true);
+});
+
+test("raceDeadline resolves to TIMED_OUT when the deadline comes first", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const never = new Promise<number>(() => {});
+  const raced = raceDeadline(never, 500);
+  const settled = settlesWithin(never, 500);
+  t.mock.timers.tick(499);
+  t.mock.timers.tick(1);
+  assert.equal(await raced, TIMED_OUT);
+  assert.equal(await settled, false);
+});
+
+test("raceDeadline rejects with the promise's error when it rejects first", async () => {
+  const failure = new Error("boom");
+  await assert.rejects(raceDeadline(Promise.reject(failure), 1_000), failure);
+  await assert.rejects(settlesWithin(Promise.reject(failure), 1_000), failure);
+});
+
+test("raceDeadline clears its timer once the promise settles", async (t) => {
+  const cleared = mock.method(globalThis, "clearTimeout");
+  t.after(() => cleared.mock.restore());
+  await raceDeadline(Promise.resolve("done"), 60_000);
+  assert.equal(cleared.mock.callCount(), 1);
+});
+
+test("a promise that rejects after the deadline is handled, never unhandled", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  let reject: (err: Error) => void = () => {};
+  const late = new Promise<never>((_, rej) => (reject = rej));
+  const raced = raceDeadline(late, 10);
+  t.mock.timers.tick(10);
+  assert.equal(await raced, TIMED_OUT);
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  t.after(() => process.off("unhandledRejection", onUnhandled));
+  reject(new Error("too late"));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(unhandled, []);
+});

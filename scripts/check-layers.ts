@@ -15,7 +15,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   mcp: ["jsonrpc", "schema", "util"],
   bridge: ["jsonrpc", "mcp", "schema", "util"],
   // Node adapters. Streamable HTTP belongs to MCP (version header, sessions, the initialize
-  // replay), so transport/ may read mcp/ (docs/decisions.md NN-layers).
+  // replay), so transport/ may read mcp/ (docs/decisions.md 89).
   transport: ["jsonrpc", "mcp", "util"],
   config: ["jsonrpc", "util"],
   // Checks what a server may run or reach before a transport is built, with the same env and

@@ -1,6 +1,6 @@
 /**
  * The one environment every process of the benchmark starts with, raw side and ours alike
- * (docs/decisions.md 46-docs, 78): `PATH` (commands and `taskset` are found through it)
+ * (docs/decisions.md 46, 78): `PATH` (commands and `taskset` are found through it)
  * and `HOME`, nothing else. An inherited variable can change what every Node start costs
  * (`NODE_EXTRA_CA_CERTS` makes each start read a CA bundle, ~40 ms on some machines) and so
  * dilute every start-up ratio; `NODE_OPTIONS` could load code into one side only. Locale

@@ -74,7 +74,7 @@ export class AutoHttpClientTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** Also accepted before `start()`, as Streamable HTTP accepts it (docs/decisions.md 52-lifecycle). */
+  /** Also accepted before `start()`, as Streamable HTTP accepts it (docs/decisions.md 88). */
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.life.ending) throw closedError();
     if (this.inner) return this.inner.send(message);

@@ -134,7 +134,7 @@ export class StreamableHttpClientTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** Also accepted before `start()`: there is nothing to open (docs/decisions.md 52-lifecycle). */
+  /** Also accepted before `start()`: there is nothing to open (docs/decisions.md 88). */
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.life.ending) return Promise.reject(closedError());
     const body = encodeMessage(message);

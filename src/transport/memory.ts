@@ -33,7 +33,7 @@ export class InMemoryTransport implements Transport {
 
   /**
    * Also accepted before `start()`: the pair is connected from birth, and tests drive one side
-   * raw without starting it (docs/decisions.md 52-lifecycle).
+   * raw without starting it (docs/decisions.md 88).
    */
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.life.ending) throw this.life.closedError();

@@ -21,7 +21,7 @@
  * ours alone. Targets are printed, never asserted.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { BENCH_ENV_NAMES } from "./bench/env.ts";
 import { repoRoot } from "./bench/fixtures.ts";
@@ -79,6 +79,8 @@ export interface BenchReport {
     durationMs: number;
     /** The environment variables every process starts with, and those a runner actually saw. */
     env: { passed: string[]; runner: string[] };
+    /** The machine's 1-minute load average at the start and at the end (other work on a shared machine). */
+    load: { start: number; end: number };
     notes: string[];
   };
   figures: Figure[];
@@ -222,6 +224,7 @@ async function startupSections(opts: Options, plan: Plan, work: string, startup:
 
 async function measure(opts: Options, root: string, work: string, startup: Startup): Promise<BenchReport> {
   const t0 = performance.now();
+  const loadStart = loadavg()[0]!;
   const plan = opts.quick ? QUICK_PLAN : FULL_PLAN;
   const tsx = startup.paths.tsx;
   const versions = nodeVersions(root);
@@ -296,6 +299,7 @@ async function measure(opts: Options, root: string, work: string, startup: Start
       calibrate: opts.calibrate,
       durationMs: performance.now() - t0,
       env: { passed: [...BENCH_ENV_NAMES], runner: runnerEnv },
+      load: { start: loadStart, end: loadavg()[0]! },
       notes: [...NOTES, ...startupFailures(startupResult)],
     },
     figures: [
@@ -322,7 +326,7 @@ function formatReport(r: BenchReport): string {
   const misses = withTarget.filter((f) => f.pass === false).length;
   const { leftover, started } = r.children;
   return [
-    `mcp-bridge benchmark: Node ${m.node}, ${m.platform}, ${m.cpus} CPUs (${m.cpuModel})${m.quick ? ", QUICK mode" : ""}, ${(m.durationMs / 1000).toFixed(1)} s`,
+    `mcp-bridge benchmark: Node ${m.node}, ${m.platform}, ${m.cpus} CPUs (${m.cpuModel})${m.quick ? ", QUICK mode" : ""}, ${(m.durationMs / 1000).toFixed(1)} s, load average ${m.load.start.toFixed(1)} -> ${m.load.end.toFixed(1)}`,
     ...(m.calibrate ? ["  CALIBRATION: both sides of sections 1-8 ran the raw baseline; each ratio is this machine's noise (ideal 1.00x). Import time and section 9 are unchanged."] : []),
     ...m.notes.map((n) => `  ${n}`),
     formatFigures(r.figures),
@@ -375,9 +379,10 @@ async function main(): Promise<void> {
       return;
     }
     if (opts.startupOnly) {
+      const load = loadavg()[0]!.toFixed(1);
       const result = await startupSections(opts, opts.quick ? QUICK_PLAN : FULL_PLAN, work, startup, nodeVersions(root));
       const figures = buildStartupFigures(result);
-      const notes = [...NOTES.slice(2, 3), ...startupFailures(result)];
+      const notes = [`load average ${load} -> ${loadavg()[0]!.toFixed(1)}`, ...NOTES.slice(2, 3), ...startupFailures(result)];
       process.stdout.write(opts.json ? `${JSON.stringify({ notes, figures, startup: result }, null, 2)}\n` : `${[...notes, formatFigures(figures)].join("\n")}\n`);
       return;
     }

@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { pinToCpu, withCpu } from "./cpu.ts";
+import { pinToCpu, processCpuMs, withCpu } from "./cpu.ts";
 import type { ManagerBench } from "./manager-runner.ts";
 import { runInFlight, timeEach } from "./stats.ts";
 import type { BenchClient, ConnectClient, RunnerAnswers, RunnerCommand, RunnerConfig, ServerCommand, Via } from "./types.ts";
@@ -72,7 +72,7 @@ class Runner {
   async handle(c: RunnerCommand): Promise<RunnerAnswers[RunnerCommand["cmd"]]> {
     switch (c.cmd) {
       case "spawn":
-        return { ms: await this.coldStart(c.variant) };
+        return this.coldStart(c.variant);
       case "sequential": {
         const client = await this.callClient(c.via);
         return withCpu(client.pid, async () => {
@@ -182,15 +182,26 @@ class Runner {
   }
 
   /** Spawn + initialize + tools/list of a fresh server; closing it is not timed. */
-  private async coldStart(variant: string): Promise<number> {
+  /**
+   * Spawn + initialize + tools/list of a fresh server; closing it is not timed. The server is
+   * not pinned (pinning, a `taskset` run, would land inside the timed part on both sides and
+   * shrink the ratio; the server lives for one listing). CPU time: this process's over the
+   * timed part, plus the server's whole life up to its answer (Linux /proc; null elsewhere).
+   */
+  private async coldStart(variant: string): Promise<RunnerAnswers["spawn"]> {
     const server = this.config.spawnServers[variant];
     if (!server) throw new Error(`no server for spawn variant ${JSON.stringify(variant)}`);
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const client = await this.connect(server);
+    const client = await this.connectOnce(server);
     try {
       await client.listTools();
-      return performance.now() - t0;
+      const ms = performance.now() - t0;
+      const own = process.cpuUsage(cpu0);
+      const serverCpu = processCpuMs(client.pid);
+      return { ms, cpuMs: serverCpu === undefined ? null : serverCpu + (own.user + own.system) / 1000 };
     } finally {
+      if (client.pid !== undefined) this.pids.push(client.pid);
       await client.close();
     }
   }

@@ -107,7 +107,7 @@ export async function inRounds<T>(sides: Sides, n: number, body: (side: RunnerPr
 }
 
 /** Spawn results of one side: per start variant that worked on both sides. */
-export type SpawnTimes = Record<string, { medianMs: number; runs: number; roundMs: number[] }>;
+export type SpawnTimes = Record<string, { medianMs: number; runs: number; roundMs: number[]; cpuRoundMs?: number[] }>;
 
 /**
  * 1. spawn + initialize + tools/list, every start variant in every round. A variant that fails
@@ -120,12 +120,12 @@ export async function spawnSection(
   variants: readonly string[],
 ): Promise<{ bySide: Map<RunnerProcess, SpawnTimes>; failed: Record<string, string> }> {
   const failed: Record<string, string> = {};
-  const once = async (side: RunnerProcess): Promise<Record<string, number>> => {
-    const ms: Record<string, number> = {};
+  const once = async (side: RunnerProcess): Promise<Record<string, { ms: number; cpuMs: number | null }>> => {
+    const ms: Record<string, { ms: number; cpuMs: number | null }> = {};
     for (const variant of variants) {
       if (failed[variant] !== undefined) continue;
       try {
-        ms[variant] = (await side.ask({ cmd: "spawn", variant })).ms;
+        ms[variant] = await side.ask({ cmd: "spawn", variant });
       } catch (err) {
         failed[variant] = `${side.config.mode}: ${reason(err)}`;
       }
@@ -137,7 +137,14 @@ export async function spawnSection(
   const rounds = await inRounds(sides, plan.spawnRounds, once);
   const ok = variants.filter((v) => failed[v] === undefined);
   const bySide = mapValues(rounds, (list) =>
-    Object.fromEntries(ok.map((v) => [v, { medianMs: median(list.map((r) => r[v]!)), runs: list.length, roundMs: list.map((r) => r[v]!) }])),
+    Object.fromEntries(
+      ok.map((v) => {
+        const roundMs = list.map((r) => r[v]!.ms);
+        const cpu = list.map((r) => r[v]!.cpuMs);
+        const times = { medianMs: median(roundMs), runs: list.length, roundMs };
+        return [v, cpu.every((c) => c !== null) ? { ...times, cpuRoundMs: cpu as number[] } : times];
+      }),
+    ),
   );
   return { bySide, failed };
 }

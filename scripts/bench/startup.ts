@@ -209,11 +209,14 @@ export function buildStartupFigures(s: StartupResult): Figure[] {
     for (const variant of Object.keys(v.ours)) {
       const label = `${v.node.version} ${SPAWN_LABELS[variant] ?? variant}`;
       const target = v.node.key === TARGET_NODE && variant === "bundle";
-      const raw = v.raw[variant]!.roundMs;
-      figs.push(
-        startupFigure(`spawn.${v.node.key}.${variant}.ms`, STARTUP_SECTIONS.spawn, label, raw, v.ours[variant]!.roundMs, target),
-        startupFigure(`spawn.${v.node.key}.${variant}.server.ms`, STARTUP_SECTIONS.spawn, `  the server alone (raw client)`, raw, v.server[variant]!.roundMs, false),
-      );
+      const raw = v.raw[variant]!;
+      const ours = v.ours[variant]!;
+      figs.push(startupFigure(`spawn.${v.node.key}.${variant}.ms`, STARTUP_SECTIONS.spawn, label, raw.roundMs, ours.roundMs, target));
+      // CPU time hardly moves with the neighbours' load, where wall time does.
+      if (raw.cpuRoundMs && ours.cpuRoundMs) {
+        figs.push(startupFigure(`spawn.${v.node.key}.${variant}.cpuMs`, STARTUP_SECTIONS.spawn, "  CPU, client + server (/proc)", raw.cpuRoundMs, ours.cpuRoundMs, false));
+      }
+      figs.push(startupFigure(`spawn.${v.node.key}.${variant}.server.ms`, STARTUP_SECTIONS.spawn, "  the server alone (raw client)", raw.roundMs, v.server[variant]!.roundMs, false));
     }
   }
   for (const node of s.versions) {

@@ -72,8 +72,11 @@ export type RunnerCommand =
 
 /** What each command answers. */
 export interface RunnerAnswers {
-  /** Spawn + initialize + tools/list of a fresh server, ms. */
-  spawn: { ms: number };
+  /**
+   * Spawn + initialize + tools/list of a fresh server, ms; and the CPU time it cost, client and
+   * server together, ms (null where /proc is missing).
+   */
+  spawn: { ms: number; cpuMs: number | null };
   sequential: CallRound;
   inFlight: CallRound;
   /** Duration of each full listing, ms, and the number of tools listed (base + extra). */

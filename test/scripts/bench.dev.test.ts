@@ -86,7 +86,12 @@ const EXPECTED_IDS = [
 /** The start-up figures one Node version must have (section 1 variants that ran, and section 1b). */
 function startupIds(report: BenchReport): string[] {
   return report.startup.spawn.flatMap((v) => [
-    ...Object.keys(v.ours).flatMap((variant) => [`spawn.${v.node.key}.${variant}.ms`, `spawn.${v.node.key}.${variant}.server.ms`]),
+    ...Object.keys(v.ours).flatMap((variant) => [
+      `spawn.${v.node.key}.${variant}.ms`,
+      `spawn.${v.node.key}.${variant}.server.ms`,
+      // CPU time needs Linux's /proc, which the runner reads.
+      ...(v.ours[variant]!.cpuRoundMs ? [`spawn.${v.node.key}.${variant}.cpuMs`] : []),
+    ]),
     `cli.${v.node.key}.bundle.ms`,
     `cli.${v.node.key}.dist.ms`,
   ]);
@@ -125,6 +130,7 @@ describe("npm run bench -- --quick --json", () => {
     const versions = report.startup.versions.map((v) => v.key);
     assert.ok(versions.includes(`node${process.versions.node.split(".")[0]}`), versions.join(", "));
     for (const v of report.startup.spawn) {
+      if (existsSync("/proc/self/schedstat")) assert.ok(Object.values(v.ours).every((t) => t.cpuRoundMs?.length === t.runs), `${v.node.key}: CPU of every spawn`);
       assert.deepEqual(Object.keys(v.failed).filter((variant) => variant !== "native"), [], `${v.node.key}: ${JSON.stringify(v.failed)}`);
       for (const [variant, why] of Object.entries(v.failed)) assert.ok(report.meta.notes.some((n) => n.startsWith(`spawn.${v.node.key}.${variant} did not run: `)), why);
     }

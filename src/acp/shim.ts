@@ -86,10 +86,13 @@ export async function runShim(options: ShimOptions): Promise<number> {
   };
   tcp.onerror = (err) => log(`dropped a line from the conductor: ${err.message}`);
   tcp.onclose = (reason) => {
-    if (reason) failure ??= reason;
     if (!accepted && !stdinEnded) {
-      failure ??= new Error("the conductor refused this shim's token (wrong, or already used): it closed the connection without accepting it");
+      // Any end before the acceptance line is a refusal, a reset included: a listener that
+      // drops the socket while lines we sent after the greeting are still unread resets it.
+      const how = reason ? ` (${reason.message})` : "";
+      failure ??= new Error(`the conductor refused this shim's token (wrong, or already used): it closed the connection without accepting it${how}`);
     }
+    if (reason) failure ??= reason;
     log(failure ? `connection to the conductor failed: ${failure.message}` : "the conductor closed the connection");
     void stdio.close().then(finish);
   };

@@ -6,13 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { connect, type Socket } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { describe, test } from "node:test";
+import { PassThrough } from "node:stream";
 import { createEchoServer } from "../../fixtures/servers/echo.ts";
 import { AcpTunnelRouter } from "../../src/acp/acp-tunnel-router.ts";
 import type { AcpMessageLink } from "../../src/acp/acp-tunnel-transport.ts";
 import { McpProvider } from "../../src/acp/mcp-provider.ts";
-import { defaultShimCommand, SHIM_ACCEPTED, SHIM_TOKEN_ENV, ShimBridge, ShimListener, type ShimBridgeEvent } from "../../src/acp/shim.ts";
+import { defaultShimCommand, runShim, SHIM_ACCEPTED, SHIM_TOKEN_ENV, ShimBridge, ShimListener, type ShimBridgeEvent } from "../../src/acp/shim.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { alive, reap, ROOT } from "../e2e/helpers.ts";
@@ -165,6 +166,25 @@ describe("the shim process", { timeout: 60_000 }, () => {
       await r.bridge.close();
       await r.provider.close();
       await r.server.close();
+    }
+  });
+
+  test("a listener that resets the connection instead of accepting is a refusal too (exit 1, same words)", async () => {
+    // A listener that drops a socket with lines still unread resets it rather than closing it
+    // (what ShimListener does to a wrong token when the shim has already forwarded stdin).
+    const server = createServer((socket) => socket.once("data", () => socket.resetAndDestroy()));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const log: string[] = [];
+    try {
+      const code = await runShim({ port, token: "f".repeat(64), stdin, stdout, log: (line) => log.push(line) });
+      assert.deepEqual({ code, out: stdout.read() as Buffer | null }, { code: 1, out: null });
+      assert.match(log.join("\n"), /^connection to the conductor failed: the conductor refused this shim's token \(wrong, or already used\): it closed the connection without accepting it \(.*ECONNRESET\)$/);
+    } finally {
+      stdin.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 

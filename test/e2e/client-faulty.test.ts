@@ -50,10 +50,12 @@ test("malformed lines and junk on stdout are skipped and counted; the session ke
 });
 
 test("added latency is waited for, within the timeout", async () => {
-  const { client } = await connectFixture("faulty.ts", ["--latency", "100"]);
+  // The latency is far above the short timeout: were the process stalled past both (a loaded
+  // machine), the response would be read before the timer ran and the call would succeed.
+  const { client } = await connectFixture("faulty.ts", ["--latency", "500"]);
   try {
     assert.equal(text(await client.callTool("echo", { text: "late" })), "late");
-    await assert.rejects(client.callTool("echo", { text: "too late" }, { timeoutMs: 20 }), (e: unknown) => e instanceof BridgeError && e.code === "TIMEOUT");
+    await assert.rejects(client.callTool("echo", { text: "too late" }, { timeoutMs: 5 }), (e: unknown) => e instanceof BridgeError && e.code === "TIMEOUT");
   } finally {
     await client.close();
   }

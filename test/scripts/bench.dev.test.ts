@@ -142,8 +142,10 @@ describe("npm run bench -- --quick --json", () => {
     assert.equal(report.ours.manyTools.extraTools, 1000);
     assert.equal(report.raw.manyTools.tools, report.ours.manyTools.tools);
 
-    // Section 8: the agents held their sockets (64 in flight, plus our GET stream) and leaked nothing.
-    assert.ok(report.http.ours.agent.atEnd.sockets >= 1 && report.http.raw.agent.atEnd.sockets >= 1, "both HTTP clients kept sockets alive");
+    // Section 8: the agents held their sockets (64 in flight, plus our GET stream) and leaked
+    // nothing. Held is read after the warm-up: by the end, the first fork has been idle while
+    // the other ran, and on a loaded machine the server's keep-alive timeout may have closed them.
+    assert.ok(report.http.ours.agent.afterWarmup.sockets >= 1 && report.http.raw.agent.afterWarmup.sockets >= 1, "both HTTP clients kept sockets alive");
     assert.equal(report.http.ours.agent.atEnd.maxListenersWarnings, 0);
     assert.ok(report.http.ours.sequential.calls > 0 && report.http.raw.sequential.calls > 0);
     // The call sections ran in two forks (fresh runners each), one round per fork pooled.

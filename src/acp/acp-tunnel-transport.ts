@@ -119,9 +119,8 @@ export class AcpTunnelTransport implements Transport {
     return this.outgoing.size + this.incoming.size;
   }
 
-  async start(): Promise<void> {
-    this.life.beginStart();
-    this.life.opened();
+  start(): Promise<void> {
+    return this.life.openAtOnce();
   }
 
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {

@@ -65,13 +65,7 @@ export class AutoHttpClientTransport implements Transport {
 
   /** Nothing to open: the first `send()` (the initialize POST) chooses the transport. */
   start(): Promise<void> {
-    try {
-      this.life.beginStart();
-      this.life.opened();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return Promise.resolve();
+    return this.life.openAtOnce();
   }
 
   /** Also accepted before `start()`, as Streamable HTTP accepts it (docs/decisions.md 88). */

@@ -125,13 +125,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** Nothing to open: every message is its own POST (the GET stream opens after initialize). */
   start(): Promise<void> {
-    try {
-      this.life.beginStart();
-      this.life.opened();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return Promise.resolve();
+    return this.life.openAtOnce();
   }
 
   /** Also accepted before `start()`: there is nothing to open (docs/decisions.md 88). */

@@ -135,13 +135,7 @@ export class StreamableHttpSessionTransport implements Transport {
   }
 
   start(): Promise<void> {
-    try {
-      this.life.beginStart();
-      this.life.opened();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return DONE;
+    return this.life.openAtOnce();
   }
 
   setProtocolVersion(version: string): void {

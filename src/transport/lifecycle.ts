@@ -14,6 +14,9 @@
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { Transport } from "./transport.ts";
 
+/** One settled promise for every {@link TransportLifecycle.openAtOnce}: nothing to allocate per start. */
+const OPENED = Promise.resolve();
+
 /** Where a transport is in its life; see {@link TransportLifecycle}. */
 export type TransportState = "new" | "starting" | "open" | "failed" | "closing" | "closed";
 
@@ -71,6 +74,20 @@ export class TransportLifecycle {
       return;
     }
     throw this.closedError();
+  }
+
+  /**
+   * start() of a transport with nothing to open (a stream already there, a pair connected from
+   * birth): `new` straight to `open`, as a promise that rejects rather than a throw.
+   */
+  openAtOnce(): Promise<void> {
+    try {
+      this.beginStart();
+      this.opened();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return OPENED;
   }
 
   /** A start that failed: nothing can be sent; close() still releases and reports. */

@@ -26,9 +26,8 @@ export class InMemoryTransport implements Transport {
     return [a, b];
   }
 
-  async start(): Promise<void> {
-    this.life.beginStart();
-    this.life.opened();
+  start(): Promise<void> {
+    return this.life.openAtOnce();
   }
 
   /**

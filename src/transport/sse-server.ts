@@ -83,13 +83,7 @@ export class SseSessionTransport implements Transport {
   }
 
   start(): Promise<void> {
-    try {
-      this.life.beginStart();
-      this.life.opened();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return Promise.resolve();
+    return this.life.openAtOnce();
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {

@@ -90,6 +90,21 @@ export class TransportLifecycle {
     return OPENED;
   }
 
+  /**
+   * start() of a transport that must open something first (spawn a child, open a stream):
+   * `starting` while `open` runs, then `open`, or `failed` when it throws.
+   */
+  async openWith(open: () => Promise<void>): Promise<void> {
+    this.beginStart();
+    try {
+      await open();
+    } catch (err) {
+      this.startFailed();
+      throw err;
+    }
+    this.opened();
+  }
+
   /** A start that failed: nothing can be sent; close() still releases and reports. */
   startFailed(): void {
     if (this.#state === "starting") this.#state = "failed";

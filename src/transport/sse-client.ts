@@ -66,15 +66,8 @@ export class SseClientTransport implements Transport {
   setProtocolVersion(_version: string): void {}
 
   /** Opens the stream; resolves once the `endpoint` event arrived. Rejects with `AuthError` or `HTTP_ERROR`. */
-  async start(): Promise<void> {
-    this.life.beginStart();
-    try {
-      await this.openStream();
-    } catch (err) {
-      this.life.startFailed();
-      throw err;
-    }
-    this.life.opened();
+  start(): Promise<void> {
+    return this.life.openWith(() => this.openStream());
   }
 
   private async openStream(): Promise<void> {

@@ -96,15 +96,8 @@ export class StdioClientTransport implements Transport {
     return this.ring.text();
   }
 
-  async start(): Promise<void> {
-    this.life.beginStart();
-    try {
-      await this.spawnChild();
-    } catch (err) {
-      this.life.startFailed();
-      throw err;
-    }
-    this.life.opened();
+  start(): Promise<void> {
+    return this.life.openWith(() => this.spawnChild());
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {

@@ -117,9 +117,17 @@ export function coverageReport(totals: CoverageTotals, thresholds: CoverageFigur
   return { ok: failed.length === 0, lines: out };
 }
 
+/**
+ * The preload that keeps one child's cut-short profile from voiding the report
+ * (scripts/coverage-children.ts), as an absolute URL: runs start in copies and scratch folders.
+ */
+export const COVERAGE_CHILDREN_GUARD = new URL("./coverage-children.ts", import.meta.url).href;
+
 /** The `node --test` options that measure src/ and write an lcov report to `lcovPath`. */
 export function coverageArgs(lcovPath: string): string[] {
   return [
+    "--import",
+    COVERAGE_CHILDREN_GUARD,
     "--experimental-test-coverage",
     "--test-coverage-include=src/**",
     "--test-reporter=spec",

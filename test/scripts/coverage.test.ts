@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { after, describe, test } from "node:test";
 import { nativeEnv } from "../../scripts/ci-legs.ts";
+import { loaderArgs } from "../../src/util/node-command.ts";
 import { COVERAGE_THRESHOLDS, coverageArgs, coverageReport, gateLcovFile, judgeCoverage, lcovTotals } from "../../scripts/coverage.ts";
 import type { CoverageTotals } from "../../scripts/coverage.ts";
 
@@ -142,32 +143,89 @@ describe("coverageReport", () => {
   });
 });
 
-test("a real coverage run: our totals are the 'all files' row Node prints", async () => {
+/** Writes `files` into a fresh scratch folder; resolves with its path. */
+async function scratchProject(files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), "coverage-real-"));
   temps.push(root);
-  const files: Record<string, string> = {
-    "src/m.mjs": "export function a(x) {\n  if (x) return 1;\n  return 2;\n}\nexport function b() {\n  return 3;\n}\n",
-    "lib/other.mjs": "export const other = (x) => (x ? 1 : 2);\n",
-    "test/m.test.mjs": 'import test from "node:test";\nimport { a } from "../src/m.mjs";\nimport { other } from "../lib/other.mjs";\ntest("t", () => { a(1); other(0); });\n',
-  };
   for (const [rel, text] of Object.entries(files)) {
     await mkdir(dirname(join(root, rel)), { recursive: true });
     await writeFile(join(root, rel), text);
   }
-  const lcov = join(root, "lcov.info");
-  // Node 20 (the npm test leg) has no --test-coverage-include; everything else is the gate's own.
-  const major = Number(process.versions.node.split(".")[0]);
-  const args = coverageArgs(lcov).filter((a) => major >= 22 || !a.startsWith("--test-coverage-include="));
-  const { stdout } = await promisify(execFile)(process.execPath, [...args, "--test", "test/m.test.mjs"], {
-    cwd: root,
-    env: nativeEnv(process.execPath, process.env),
+  return root;
+}
+
+const major = Number(process.versions.node.split(".")[0]);
+
+/**
+ * Runs `node --test <testFile>` in `root` with the gate's options writing `root/lcov.info`.
+ * Node 20 (the npm test leg) has no --test-coverage-include, and loads the guard (a .ts module)
+ * through tsx; everything else is the gate's own. Resolves with the exit code and output.
+ */
+async function coverageRun(root: string, testFile: string, options: { guard: boolean }): Promise<{ code: number; out: string }> {
+  let args = coverageArgs(join(root, "lcov.info")).filter((a) => major >= 22 || !a.startsWith("--test-coverage-include="));
+  if (!options.guard) args = args.filter((a, i) => a !== "--import" && args[i - 1] !== "--import");
+  const loader = major >= 22 || !options.guard ? [] : loaderArgs("guard.ts");
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...loader, ...args, "--test", testFile], {
+      cwd: root,
+      env: nativeEnv(process.execPath, process.env),
+    });
+    return { code: 0, out: stdout + stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? -1, out: `${e.stdout ?? ""}${e.stderr ?? ""}` };
+  }
+}
+
+/** The files an lcov report measured. */
+async function measuredFiles(root: string): Promise<string[]> {
+  return [...(await readFile(join(root, "lcov.info"), "utf8")).matchAll(/^SF:(.*)$/gm)].map((m) => m[1]!);
+}
+
+test("a real coverage run: our totals are the 'all files' row Node prints", async () => {
+  const root = await scratchProject({
+    "src/m.mjs": "export function a(x) {\n  if (x) return 1;\n  return 2;\n}\nexport function b() {\n  return 3;\n}\n",
+    "lib/other.mjs": "export const other = (x) => (x ? 1 : 2);\n",
+    "test/m.test.mjs": 'import test from "node:test";\nimport { a } from "../src/m.mjs";\nimport { other } from "../lib/other.mjs";\ntest("t", () => { a(1); other(0); });\n',
   });
-  const row = /all files\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)/.exec(stdout);
-  assert.ok(row !== null, `no "all files" row in:\n${stdout}`);
-  const sums = lcovTotals(await readFile(lcov, "utf8"));
+  const { code, out } = await coverageRun(root, "test/m.test.mjs", { guard: true });
+  assert.equal(code, 0, out);
+  const row = /all files\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)/.exec(out);
+  assert.ok(row !== null, `no "all files" row in:\n${out}`);
+  const sums = lcovTotals(await readFile(join(root, "lcov.info"), "utf8"));
   const ours = (["lines", "branches", "functions"] as const).map((m) => ((sums[m].covered * 100) / sums[m].total).toFixed(2));
   assert.deepEqual(ours, [row[1], row[2], row[3]]);
-  const measured = [...(await readFile(lcov, "utf8")).matchAll(/^SF:(.*)$/gm)].map((m) => m[1]);
+  const measured = await measuredFiles(root);
   assert.ok(measured.includes("src/m.mjs"), `src/m.mjs measured: ${measured.join(", ")}`);
   if (major >= 22) assert.deepEqual(measured, ["src/m.mjs"]);
+});
+
+test("a child stopped while it writes its profile costs its own figures, not the whole report", async () => {
+  // The child leaves what a server killed in the middle of writing its profile leaves: an empty
+  // file in the coverage directory it inherited. The second child is an ordinary one, and its
+  // code (src/child.mjs) must still be measured.
+  const root = await scratchProject({
+    "src/m.mjs": "export const m = () => 1;\n",
+    "src/child.mjs": "export const ran = 1;\n",
+    "test/m.test.mjs": [
+      'import test from "node:test";',
+      'import { execFileSync } from "node:child_process";',
+      'import { m } from "../src/m.mjs";',
+      'const cut = "require(\\"node:fs\\").writeFileSync(process.env.NODE_V8_COVERAGE + \\"/coverage-1-1000000000000-0.json\\", \\"\\")";',
+      'test("t", () => {',
+      "  m();",
+      '  execFileSync(process.execPath, ["-e", cut]);',
+      '  execFileSync(process.execPath, ["--input-type=module", "-e", "await import(\\"./src/child.mjs\\")"]);',
+      "});",
+      "",
+    ].join("\n"),
+  });
+  const unguarded = await coverageRun(root, "test/m.test.mjs", { guard: false });
+  assert.equal(unguarded.code, 1, "without the guard Node voids the report");
+  assert.match(unguarded.out, /Could not report code coverage/);
+
+  const guarded = await coverageRun(root, "test/m.test.mjs", { guard: true });
+  assert.equal(guarded.code, 0, guarded.out);
+  assert.match(guarded.out, /coverage: dropped 1 unreadable profile\(s\)/);
+  assert.deepEqual((await measuredFiles(root)).filter((f) => f.startsWith("src/")).sort(), ["src/child.mjs", "src/m.mjs"]);
 });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { nativeEnv } from "../../scripts/ci-legs.ts";
 import { parseMatrixArgs, planLeg, summaryLines } from "../../scripts/ci-matrix.ts";
+import { COVERAGE_CHILDREN_GUARD } from "../../scripts/coverage.ts";
 
 const temps: string[] = [];
 after(async () => {
@@ -69,6 +70,8 @@ describe("planLeg", () => {
       "node 24.21.0 (native, in place, coverage)",
       false,
       [
+        "--import",
+        COVERAGE_CHILDREN_GUARD,
         "--experimental-test-coverage",
         "--test-coverage-include=src/**",
         "--test-reporter=spec",

@@ -159,7 +159,7 @@ export class McpClient extends Emitter<McpClientEvents> {
       const { StructuredContentChecker } = await import("./output-check.ts");
       this.outputCheck ??= new StructuredContentChecker();
     }
-    await this.outputCheck?.remember(tools);
+    this.outputCheck?.remember(tools);
     return tools;
   }
 
@@ -181,12 +181,13 @@ export class McpClient extends Emitter<McpClientEvents> {
       .then((result) => this.checkToolResult(name, result), (err: unknown) => this.refused(err, McpMethod.ToolsCall, options.signal));
   }
 
-  private checkToolResult(name: string, result: unknown): CallToolResult {
+  private checkToolResult(name: string, result: unknown): CallToolResult | Promise<CallToolResult> {
     if (!isCallToolResult(result)) {
       throw new BridgeError("INVALID_RESULT", `tools/call "${name}": result has no content array`, { details: { tool: name } });
     }
-    if (this.options.validateStructuredContent !== false) this.outputCheck?.check(name, result);
-    return result;
+    // A promise only while the validator is loading (the first checked result).
+    const loading = this.options.validateStructuredContent !== false ? this.outputCheck?.check(name, result) : undefined;
+    return loading === undefined ? result : loading.then(() => result);
   }
 
   listResources(options: CallOptions = {}): Promise<Resource[]> {

@@ -116,7 +116,7 @@ export async function runServer(groups: ProcessGroups, spec: RunSpec, resultsDir
   return outcome;
 }
 
-/** Runs the 0.2 suite's client leg for a requirement set: one suite process, its scenarios in parallel. */
+/** Runs the 0.2 suite's client leg for a requirement set: one suite process, its scenarios in parallel (docs/decisions.md 2-conf). */
 export async function runClientSuite(groups: ProcessGroups, spec: RunSpec, resultsDir: string): Promise<RunOutcome> {
   const name = runFolder(spec);
   const outDir = join(resultsDir, name);

@@ -19,7 +19,7 @@ export const NODE22 = join(NODE22_BIN_DIR, "node");
 export const SUITE_VERSIONS = ["0.1.16", "0.2"] as const;
 export type SuiteVersion = (typeof SUITE_VERSIONS)[number];
 
-/** The entry point of a pinned suite: 0.1.16 under its own name, 0.2.0-alpha.12 under an npm alias. */
+/** The entry point of a pinned suite: 0.1.16 under its own name, 0.2.0-alpha.12 under an npm alias (docs/decisions.md 2-conf). */
 export function suiteJs(version: SuiteVersion): string {
   const pkg = version === "0.1.16" ? "conformance" : "conformance-0.2";
   return join(MODULES, "@modelcontextprotocol", pkg, "dist", "index.js");

@@ -22,7 +22,8 @@ const ENTRY_KEYS = ["run", "scenario", "check", "reason"] as const;
 
 /** What the file says about itself, kept as its first member. */
 export const FILE_COMMENT =
-  "Expected conformance failures (docs/decisions.md 47, 1-conf). npm run conformance fails on a failure not listed here and on a listed one that passes; it prints the lines to add or remove.";
+  "Expected conformance failures (docs/decisions.md 47, 1-conf). npm run conformance fails on a failure not listed here " +
+  "and on a listed one that passes; it prints the lines to add or remove.";
 
 /** The identity of an entry (and of a failure): run, scenario and check. */
 export function entryKey(e: { run: string; scenario: string; check: string }): string {
@@ -83,7 +84,8 @@ export function compareEntries(a: ExpectedFailure, b: ExpectedFailure): number {
 
 /** One entry as one line of the file (also how the harness prints it). */
 export function formatEntry(e: ExpectedFailure): string {
-  return `{ "run": ${JSON.stringify(e.run)}, "scenario": ${JSON.stringify(e.scenario)}, "check": ${JSON.stringify(e.check)}, "reason": ${JSON.stringify(e.reason)} }`;
+  const member = (key: keyof ExpectedFailure): string => `"${key}": ${JSON.stringify(e[key])}`;
+  return `{ ${member("run")}, ${member("scenario")}, ${member("check")}, ${member("reason")} }`;
 }
 
 /** The whole file, canonical: comment first, then the entries sorted, one per line. */

@@ -38,9 +38,11 @@ const record = (name: string) => (args: Record<string, unknown>) => {
   return { content: [{ type: "text" as const, text: "ok" }] };
 };
 const open = { type: "object" as const, properties: {} };
-mcp.tool({ name: "add_numbers", inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } }, record("add_numbers"));
+const numbers = { type: "object" as const, properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] };
+mcp.tool({ name: "add_numbers", inputSchema: numbers }, record("add_numbers"));
 mcp.tool({ name: "json_schema_2020_12_tool", inputSchema: RICH_SCHEMA }, record("json_schema_2020_12_tool"));
-mcp.tool({ name: "json_schema_echo", inputSchema: { type: "object", properties: { schema: { type: "object" } }, required: ["schema"] } }, record("json_schema_echo"));
+const echo = { type: "object" as const, properties: { schema: { type: "object" } }, required: ["schema"] };
+mcp.tool({ name: "json_schema_echo", inputSchema: echo }, record("json_schema_echo"));
 mcp.tool({ name: "test_custom_headers", inputSchema: open }, record("test_custom_headers"));
 const http = new StreamableHttpServer({ onSession: (t) => mcp.connect(t) });
 let url = "";

@@ -23,7 +23,13 @@ const OUTCOME: RunOutcome = {
   scenarios: ["tools_call", "auth/basic-cimd", "skipped-only", "missing"],
   results: new Map([
     ["tools_call", [{ id: "tool-add-numbers", status: "SUCCESS" as const }]],
-    ["auth/basic-cimd", [{ id: "cimd-client-id-used", status: "FAILURE" as const, errorMessage: "no\nauthorization request" }, { id: "x", status: "SUCCESS" as const }]],
+    [
+      "auth/basic-cimd",
+      [
+        { id: "cimd-client-id-used", status: "FAILURE" as const, errorMessage: "no\nauthorization request" },
+        { id: "x", status: "SUCCESS" as const },
+      ],
+    ],
     ["skipped-only", [{ id: "s", status: "SKIPPED" as const }]],
   ]),
 };

@@ -106,7 +106,7 @@ export async function runServer(groups: ProcessGroups, spec: RunSpec, resultsDir
   writeFileSync(join(resultsDir, `${name}-our-server.log`), server.output());
 
   const results = readResults(outDir, "server-");
-  const outcome: RunOutcome = { run: spec.id, scenarios: [...listed.required, ...listed.notScored], results, fatal: [] };
+  const outcome: RunOutcome = { run: spec.id, scenarios: [...listed.required, ...listed.notScored], required: listed.required, results, fatal: [] };
   if (timedOut) return { ...outcome, fatal: [`the suite did not finish in ${SERVER_RUN_TIMEOUT_MS / 1000} s`] };
   // 0.1.16 exits non-zero only on a failing check; a crash after the last result shows here.
   // 0.2 under --requirements also exits 1 on an expected failure, so its code says nothing more.
@@ -139,7 +139,7 @@ export async function runClientSuite(groups: ProcessGroups, spec: RunSpec, resul
   writeFileSync(join(resultsDir, `${name}.log`), p.output());
   const results = readResults(outDir);
   const fatal = timedOut ? [`the suite did not finish in ${CLIENT_RUN_TIMEOUT_MS / 1000} s`] : [];
-  return { run: spec.id, scenarios: [...listed.required, ...listed.notScored], results, fatal };
+  return { run: spec.id, scenarios: [...listed.required, ...listed.notScored], required: listed.required, results, fatal };
 }
 
 /** Runs the 0.1.16 client scenarios one at a time, as before. */

@@ -19,19 +19,26 @@ export interface RunStats {
   scenarios: number;
   /** Scenarios without a single failure of their own (expected or not). */
   passedScenarios: number;
+  /** The same two figures for the scenarios the suite scores. */
+  required: number;
+  passedRequired: number;
   checks: Record<Check["status"], number>;
 }
 
 export function runStats(outcome: RunOutcome): RunStats {
   const checks: RunStats["checks"] = { SUCCESS: 0, FAILURE: 0, WARNING: 0, SKIPPED: 0, INFO: 0 };
   let passedScenarios = 0;
+  let passedRequired = 0;
   const scenarios = scenariosOf(outcome);
+  const required = new Set(outcome.required ?? outcome.scenarios);
   for (const s of scenarios) {
     const results = outcome.results.get(s);
     for (const c of results ?? []) checks[c.status]++;
-    if (scenarioFailures(outcome.run, s, results).length === 0) passedScenarios++;
+    if (scenarioFailures(outcome.run, s, results).length > 0) continue;
+    passedScenarios++;
+    if (required.has(s)) passedRequired++;
   }
-  return { scenarios: scenarios.length, passedScenarios, checks };
+  return { scenarios: scenarios.length, passedScenarios, required: required.size, passedRequired, checks };
 }
 
 /** Counts entries by reason, most frequent first (ties by reason). */
@@ -51,13 +58,15 @@ export function formatWallTime(ms: number): string {
 /** One row per run: figures, expected failures met, and the verdict. */
 export function formatRunTable(runs: readonly { outcome: RunOutcome; verdict: Verdict; wallMs: number }[]): string {
   return formatTable(
-    ["run", "scenarios", "passing", "checks ok", "failed", "warnings", "skipped", "expected", "unexpected", "to remove", "wall time", "result"],
+    ["run", "scenarios", "passing", "required", "req. passing", "checks ok", "failed", "warnings", "skipped", "expected", "unexpected", "to remove", "wall time", "result"],
     runs.map(({ outcome, verdict, wallMs }) => {
       const s = runStats(outcome);
       return [
         outcome.run,
         String(s.scenarios),
         String(s.passedScenarios),
+        String(s.required),
+        String(s.passedRequired),
         String(s.checks.SUCCESS),
         String(s.checks.FAILURE),
         String(s.checks.WARNING),

@@ -31,6 +31,8 @@ export interface RunOutcome {
   run: string;
   /** The scenarios the suite says this run runs; a result for another one is judged too. */
   scenarios: readonly string[];
+  /** Those the suite scores (a requirement set runs others too); all of `scenarios` when absent. Figures only. */
+  required?: readonly string[];
   results: ReadonlyMap<string, readonly Check[]>;
   /** Failures found outside `checks.json` (the 0.1.16 client's exit code, say). */
   extraFailures?: readonly Failure[];

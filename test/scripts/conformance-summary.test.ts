@@ -41,6 +41,9 @@ test("run figures count scenarios without a failure of their own, and checks by 
   const s = runStats(OUTCOME);
   assert.equal(s.scenarios, 4);
   assert.equal(s.passedScenarios, 1, "only tools_call: skipped-only and missing never pass");
+  assert.deepEqual([s.required, s.passedRequired], [4, 1], "without a required list, every listed scenario is required");
+  const scored = runStats({ ...OUTCOME, required: ["auth/basic-cimd", "missing"] });
+  assert.deepEqual([scored.required, scored.passedRequired, scored.passedScenarios], [2, 0, 1]);
   assert.deepEqual(s.checks, { SUCCESS: 2, FAILURE: 1, WARNING: 0, SKIPPED: 1, INFO: 0 });
 });
 
@@ -84,7 +87,7 @@ test("expected failures met are grouped by reason, most frequent first", () => {
 test("the run table has one row per run with its verdict", () => {
   const table = formatRunTable([{ outcome: OUTCOME, verdict: judgeRun(OUTCOME, [LISTED]), wallMs: 83_400 }]);
   const row = table.split("\n")[2] ?? "";
-  assert.deepEqual(row.split(/\s{2,}/), [RUN, "4", "1", "2", "1", "0", "1", "1", "2", "0", "1 min 23 s", "FAIL"]);
+  assert.deepEqual(row.split(/\s{2,}/), [RUN, "4", "1", "4", "1", "2", "1", "0", "1", "1", "2", "0", "1 min 23 s", "FAIL"]);
 });
 
 test("wall times read as seconds, or minutes and seconds", () => {

@@ -22,6 +22,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
+import { BridgeError } from "../src/jsonrpc/errors.ts";
 import { assertNetnsAvailable, processGroupsForScript } from "./netns.ts";
 import { ensureInteropPackage, INTEROP_DIR, NODE22, node22Env, ROOT, suiteJs, SUITE_VERSIONS } from "./conformance-setup.ts";
 import { parseScenarioList } from "./conformance-list.ts";
@@ -37,7 +38,11 @@ export { formatTable } from "./conformance-summary.ts";
 
 export const EXPECTED_FAILURES_FILE = join(ROOT, "scripts", "conformance-expected-failures.json");
 
-/** The runs `--only <id>` (repeatable) selects; all of them without it. Throws on an unknown id. */
+function runIds(): string {
+  return RUNS.map((r) => r.id).join(", ");
+}
+
+/** The runs `--only <id>` (repeatable) selects, in their usual order; all of them without it. */
 export function selectRuns(argv: readonly string[]): RunSpec[] {
   const only: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -46,9 +51,13 @@ export function selectRuns(argv: readonly string[]): RunSpec[] {
     if (arg === "--only" && value !== undefined) {
       only.push(value);
       i++;
-    } else throw new Error(`unknown argument ${JSON.stringify(arg)} (usage: conformance.ts [--only <run>]...; runs: ${RUNS.map((r) => r.id).join(", ")})`);
+    } else {
+      throw new BridgeError("INVALID_PARAMS", `unknown argument ${JSON.stringify(arg)} (usage: conformance.ts [--only <run>]...; runs: ${runIds()})`);
+    }
   }
-  for (const id of only) if (!RUNS.some((r) => r.id === id)) throw new Error(`unknown run ${JSON.stringify(id)} (runs: ${RUNS.map((r) => r.id).join(", ")})`);
+  for (const id of only) {
+    if (!RUNS.some((r) => r.id === id)) throw new BridgeError("INVALID_PARAMS", `unknown run ${JSON.stringify(id)} (runs: ${runIds()})`);
+  }
   return only.length === 0 ? [...RUNS] : RUNS.filter((r) => only.includes(r.id));
 }
 

@@ -114,7 +114,7 @@ describe("conductor, agent with the capability", { timeout: 60_000 }, () => {
     await r.editor.request("session/close", { sessionId });
     assert.deepEqual(r.provider.keys(), [], "the session's declaration was released");
     assert.ok(r.events.some((e) => e.type === "session-ended" && e.sessionId === "s1"));
-    await assert.rejects(client.listTools(), (e: RpcError) => e.code === -32002);
+    await assert.rejects(client.listTools(), { name: "RpcError", code: -32002 });
     await client.close();
     await r.close();
   });
@@ -136,7 +136,7 @@ describe("conductor, agent with the capability", { timeout: 60_000 }, () => {
     assert.equal(r.provider.keys().length, 1, "the first declaration was released, the new one is live");
     assert.deepEqual(await r.agent.request("_mcp/client_to_server/request", ping), expected);
     await r.editor.request("session/close", { sessionId: "s1" });
-    await assert.rejects(r.agent.request("_mcp/client_to_server/request", ping), (e: RpcError) => e.code === -32002);
+    await assert.rejects(r.agent.request("_mcp/client_to_server/request", ping), { name: "RpcError", code: -32002 });
     await r.close();
   });
 
@@ -232,8 +232,8 @@ describe("conductor forwarding", { timeout: 60_000 }, () => {
     r.editor.setRequestHandler("session/request_permission", () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }));
     const answer = await r.agent.request("session/request_permission", { sessionId: "s", toolCall: { toolCallId: "t" }, options: [] });
     assert.deepEqual(answer, { outcome: { outcome: "selected", optionId: "allow_once" } });
-    await assert.rejects(r.editor.request("fails", {}), (e: RpcError) => e.code === -32002 && (e.data as { sessionId: string }).sessionId === "zz");
-    await assert.rejects(r.editor.request("no/such/method", {}), (e: RpcError) => e.code === -32601);
+    await assert.rejects(r.editor.request("fails", {}), { name: "RpcError", code: -32002, data: { sessionId: "zz" } });
+    await assert.rejects(r.editor.request("no/such/method", {}), { name: "RpcError", code: -32601 });
 
     await r.editor.notify("session/cancel", { sessionId: "s1" });
     const controller = new AbortController();

@@ -89,10 +89,9 @@ describe("transcript runner", { concurrency: 3 }, () => {
 
   test("a wrong expectation fails the replay, naming the transcript line", async () => {
     const text = [line({ send: INIT }), line({ expect: { jsonrpc: "2.0", id: 1, result: { protocolVersion: "1999-01-01" } } })].join("\n");
-    await assert.rejects(replayTranscript(parseTranscript("wrong", text)), (err: Error & { transcriptLine?: number }) => {
-      assert.match(err.message, /^wrong:2 \(expect\): /);
-      assert.equal(err.transcriptLine, 2);
-      return true;
+    await assert.rejects(replayTranscript(parseTranscript("wrong", text)), {
+      message: /^wrong:2 \(expect\): /,
+      transcriptLine: 2,
     });
   });
 

@@ -80,7 +80,7 @@ test("error responses reject with RpcError carrying code and data", async () => 
   const p = peer.request("x");
   const req = (await raw.next()) as { id: number };
   await raw.send({ jsonrpc: "2.0", id: req.id, error: { code: -32002, message: "nope", data: { uri: "u" } } });
-  await assert.rejects(p, (e: unknown) => e instanceof RpcError && e.code === -32002 && (e.data as { uri: string }).uri === "u");
+  await assert.rejects(p, { name: "RpcError", code: -32002, data: { uri: "u" } });
   await peer.close();
 });
 
@@ -89,7 +89,7 @@ test("timeout rejects with TIMEOUT, sends notifications/cancelled, and a late re
   await start();
   const p = peer.request("slow", {}, { timeoutMs: 20 });
   const req = (await raw.next()) as { id: number };
-  await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "TIMEOUT");
+  await assert.rejects(p, { name: "BridgeError", code: "TIMEOUT" });
   const cancel = (await raw.next()) as { method: string; params: { requestId: number } };
   assert.equal(cancel.method, "notifications/cancelled");
   assert.equal(cancel.params.requestId, req.id);
@@ -107,7 +107,7 @@ test("abort settles the caller at once and sends notifications/cancelled", async
   const p = peer.request("long", {}, { signal: ac.signal });
   const req = (await raw.next()) as { id: number };
   ac.abort();
-  await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "CANCELLED");
+  await assert.rejects(p, { name: "BridgeError", code: "CANCELLED" });
   const cancel = (await raw.next()) as { method: string; params: { requestId: number } };
   assert.deepEqual([cancel.method, cancel.params.requestId], ["notifications/cancelled", req.id]);
   // An already-aborted signal never sends the request.
@@ -139,7 +139,7 @@ test("progress reaches the callback, resets the timeout, and the hard cap still 
   const feeder = setInterval(() => {
     void raw.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: req2.id, progress: Date.now() } });
   }, 20);
-  await assert.rejects(capped, (e: unknown) => e instanceof BridgeError && e.code === "TIMEOUT");
+  await assert.rejects(capped, { name: "BridgeError", code: "TIMEOUT" });
   clearInterval(feeder);
   await peer.close();
 });
@@ -288,9 +288,9 @@ test("close rejects every pending request with CLOSED, aborts handlers, and is i
   const c2 = peer.close();
   assert.equal(c1, c2);
   await c1;
-  for (const p of pending) await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "CLOSED");
+  for (const p of pending) await assert.rejects(p, { name: "BridgeError", code: "CLOSED" });
   assert.equal(handlerSignal?.aborted, true);
-  await assert.rejects(peer.request("after"), (e: unknown) => e instanceof BridgeError && e.code === "CLOSED");
+  await assert.rejects(peer.request("after"), { name: "BridgeError", code: "CLOSED" });
   assert.equal(peer.closed, true);
 });
 
@@ -302,7 +302,7 @@ test("a transport ending with a reason rejects pending requests with that reason
   await peer.start();
   const p = peer.request("x");
   t.onclose?.(new BridgeError("PROCESS_EXITED", "server exited with code 3"));
-  await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "PROCESS_EXITED" && /code 3/.test(e.message));
+  await assert.rejects(p, { name: "BridgeError", code: "PROCESS_EXITED", message: /code 3/ });
   assert.equal((closedWith as BridgeError).code, "PROCESS_EXITED");
 });
 
@@ -311,7 +311,7 @@ test("the pending limit refuses extra requests with TOO_MANY_PENDING", async () 
   await start();
   const a = peer.request("a");
   const b = peer.request("b");
-  await assert.rejects(peer.request("c"), (e: unknown) => e instanceof BridgeError && e.code === "TOO_MANY_PENDING");
+  await assert.rejects(peer.request("c"), { name: "BridgeError", code: "TOO_MANY_PENDING" });
   await peer.close();
   await assert.rejects(a);
   await assert.rejects(b);

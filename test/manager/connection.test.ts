@@ -3,7 +3,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { withDefaults } from "../../src/config/parse-common.ts";
 import { SecretResolvers } from "../../src/config/secrets.ts";
-import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { ServerConnection, type ConnectionOptions } from "../../src/manager/connection.ts";
 import type { StateChange } from "../../src/manager/events.ts";
 import { McpServer } from "../../src/mcp/server.ts";
@@ -52,7 +51,7 @@ test("a crash fails the pending call at once, then the server restarts and redis
   await until(() => hold !== undefined, 5_000, "the call to arrive");
   const ready = waitForState(conn, (s) => s.to === "ready");
   await servers.latest("a").crash();
-  await assert.rejects(pending, (e: unknown) => e instanceof BridgeError && e.code === "CLOSED");
+  await assert.rejects(pending, { name: "BridgeError", code: "CLOSED" });
   await ready;
   assert.equal(conn.restarts, 1);
   assert.deepEqual(states.map((s) => s.to), ["connecting", "ready", "restarting", "connecting", "ready"]);
@@ -69,7 +68,7 @@ test("calls during a restart are refused with NOT_CONNECTED; restartOnCrash fals
   const failed = waitForState(conn, (s) => s.to === "failed");
   await servers.latest("a").crash();
   await failed;
-  await assert.rejects(conn.callTool("echo", {}), (e: unknown) => e instanceof BridgeError && e.code === "NOT_CONNECTED");
+  await assert.rejects(conn.callTool("echo", {}), { name: "BridgeError", code: "NOT_CONNECTED" });
   assert.match(conn.lastError ?? "", /closed/);
   await conn.close();
 });

@@ -5,7 +5,6 @@
 import * as http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { after } from "node:test";
-import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import type { JsonRpcId, JsonRpcSuccess } from "../../src/jsonrpc/message.ts";
 import { StreamableHttpClientTransport, type HttpClientOptions } from "../../src/transport/http-client.ts";
 import type { Transport } from "../../src/transport/transport.ts";
@@ -114,11 +113,6 @@ export function closedAfterAll<T extends { close(): Promise<void> }>(): {
       return transport;
     },
   };
-}
-
-/** An `assert.rejects` matcher: a BridgeError with `code` (and a message matching `pattern`). */
-export function isCode(code: string, pattern?: RegExp): (e: unknown) => boolean {
-  return (e: unknown) => e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
 }
 
 export function sendJson(res: http.ServerResponse, value: unknown, headers: http.OutgoingHttpHeaders = {}, status = 200): void {

@@ -80,8 +80,8 @@ describe("TcpTransport and TcpClientTransport", { timeout: 30_000 }, () => {
     await s.until(() => s.closes.length === 1);
     assert.deepEqual(s.closes, [undefined]);
     assert.deepEqual(c.closes, [undefined]);
-    await assert.rejects(client.send({ jsonrpc: "2.0", method: "late" }), (e: BridgeError) => e.code === "CLOSED");
-    await assert.rejects(serverSide.send({ jsonrpc: "2.0", method: "late" }), (e: BridgeError) => e.code === "CLOSED");
+    await assert.rejects(client.send({ jsonrpc: "2.0", method: "late" }), { name: "BridgeError", code: "CLOSED" });
+    await assert.rejects(serverSide.send({ jsonrpc: "2.0", method: "late" }), { name: "BridgeError", code: "CLOSED" });
     await close();
   });
 
@@ -142,7 +142,7 @@ describe("TcpTransport and TcpClientTransport", { timeout: 30_000 }, () => {
     const port = probe.port;
     await probe.close();
     const failing = new TcpClientTransport({ port, connectAttempts: 3, retryDelayMs: 5 });
-    await assert.rejects(failing.start(), (e: BridgeError) => e.code === "CLOSED" && /connect failed: .*ECONNREFUSED/.test(e.message));
+    await assert.rejects(failing.start(), { name: "BridgeError", code: "CLOSED", message: /connect failed: .*ECONNREFUSED/ });
 
     const late = new TcpClientTransport({ port, connectAttempts: 50, retryDelayMs: 10, maxRetryDelayMs: 20 });
     const starting = late.start();

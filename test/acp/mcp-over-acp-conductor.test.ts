@@ -17,6 +17,7 @@ import { JsonRpcPeer, type PeerOptions } from "../../src/jsonrpc/peer.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import { InMemoryTransport } from "../../src/transport/memory.ts";
 import { TcpClientTransport } from "../../src/transport/tcp.ts";
+import { until } from "../helpers/wait.ts";
 
 const ACP_PEER: PeerOptions = { cancelMethod: "$/cancel_request", cancelParams: (id) => ({ requestId: id }), progressMethod: null };
 
@@ -148,11 +149,9 @@ describe("conductor, agent with the capability", { timeout: 60_000 }, () => {
     // The agent's first request of its own, so id 1; sent by hand, the agent waits for an answer.
     const call = r.agent.request("_mcp/client_to_server/request", { url: "acp:editor-1", message: { jsonrpc: "2.0", id: 3, method: "ping" } });
     const answered = assert.rejects(call, { code: -32800, message: "Request cancelled", data: { requestId: 1 } });
-    const deadline = Date.now() + 10_000;
-    while (editorSignal === undefined && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
+    await until(() => editorSignal !== undefined, "the editor's handler to start");
     await r.agent.notify("$/cancel_request", { requestId: 1 });
-    while (editorSignal?.aborted !== true && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
-    assert.equal(editorSignal?.aborted, true, "the editor's handler was cancelled through its own $/cancel_request");
+    await until(() => editorSignal?.aborted === true, "the editor's handler to be cancelled through its own $/cancel_request");
     await answered;
     await r.close();
   });
@@ -241,8 +240,7 @@ describe("conductor forwarding", { timeout: 60_000 }, () => {
     await r.slowStarted;
     controller.abort();
     await assert.rejects(slow);
-    const deadline = Date.now() + 10_000;
-    while (r.seen.cancelled.length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
+    await until(() => r.seen.cancelled.length > 0, "the agent's handler to be cancelled");
     assert.deepEqual(r.seen.cancelled, ["slow"], "the agent's handler was cancelled through $/cancel_request");
     assert.ok(r.seen.notifications.includes("session/cancel"));
     await r.close();
@@ -256,8 +254,7 @@ describe("conductor forwarding", { timeout: 60_000 }, () => {
     await r.slowStarted;
     await r.editor.notify("$/cancel_request", { requestId: 2 });
     await assert.rejects(slow, { code: -32800, message: "Request cancelled", data: { requestId: 2 } });
-    const deadline = Date.now() + 10_000;
-    while (r.seen.cancelled.length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
+    await until(() => r.seen.cancelled.length > 0, "the agent's handler to be cancelled");
     assert.deepEqual(r.seen.cancelled, ["slow"], "the agent's handler was cancelled through its own $/cancel_request");
     await r.close();
   });

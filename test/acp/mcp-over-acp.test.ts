@@ -14,17 +14,9 @@ import { JsonRpcPeer, type PeerOptions } from "../../src/jsonrpc/peer.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import type { McpServer } from "../../src/mcp/server.ts";
 import { InMemoryTransport } from "../../src/transport/memory.ts";
+import { until } from "../helpers/wait.ts";
 
 const ACP_PEER: PeerOptions = { cancelMethod: "$/cancel_request", cancelParams: (id) => ({ requestId: id }), progressMethod: null };
-
-/** Waits for a condition; fails (instead of hanging) when it never comes. */
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 /** An agent (MCP client side) and a provider joined by one in-memory ACP connection. */
 async function rig(server: McpServer = createEchoServer()) {

@@ -6,6 +6,7 @@ import { McpClient } from "../../src/mcp/client.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { assertBridgeError } from "../helpers/errors.ts";
 import { alive, connectFixture, fixture, reap } from "./helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
 
@@ -120,12 +121,10 @@ test("a server ignoring stdin EOF and SIGTERM is killed, with its grandchild", a
     },
   });
   await client.ping();
-  for (let i = 0; i < 50 && grandchild === undefined; i++) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(grandchild, "the fixture reported its grandchild");
+  await until(() => grandchild !== undefined, "the fixture to report its grandchild's pid");
   assert.ok(alive(grandchild));
   await client.close();
   assert.equal(alive(transport.pid), false);
-  for (let i = 0; i < 50 && alive(grandchild); i++) await new Promise((r) => setTimeout(r, 20));
-  assert.equal(alive(grandchild), false, "the grandchild died with the process group");
+  await until(() => !alive(grandchild), "the grandchild to die with the process group");
   reap(grandchild);
 });

@@ -7,7 +7,8 @@ import { ServerConnection, type ConnectionOptions } from "../../src/manager/conn
 import type { StateChange } from "../../src/manager/events.ts";
 import { McpServer } from "../../src/mcp/server.ts";
 import { Redactor } from "../../src/security/redact.ts";
-import { echoServer, memConfig, memoryServers, until, waitForState, type Faults } from "./helpers.ts";
+import { echoServer, memConfig, memoryServers, waitForState, type Faults } from "./helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const fast = { backoff: { baseMs: 10, capMs: 100 } };
 
@@ -48,7 +49,7 @@ test("a crash fails the pending call at once, then the server restarts and redis
   const { conn, servers, states } = connection(memConfig("a"), {}, build);
   await conn.start();
   const pending = conn.callTool("block", {});
-  await until(() => hold !== undefined, 5_000, "the call to arrive");
+  await until(() => hold !== undefined, "the call to arrive");
   const ready = waitForState(conn, (s) => s.to === "ready");
   await servers.latest("a").crash();
   await assert.rejects(pending, { name: "BridgeError", code: "CLOSED" });
@@ -139,7 +140,7 @@ test("tools/list_changed refreshes the list (debounced) and emits toolsChanged",
   const before = servers.latest("a").received.filter((m) => "method" in m && m.method === "tools/list").length;
   server.tool({ name: "one", inputSchema: { type: "object" } }, () => ({ content: [] }));
   server.tool({ name: "two", inputSchema: { type: "object" } }, () => ({ content: [] }));
-  await until(() => changes === 2, 5_000, "toolsChanged");
+  await until(() => changes === 2, "toolsChanged");
   assert.deepEqual(conn.tools?.map((t) => t.name).sort(), ["echo", "one", "two"]);
   const after = servers.latest("a").received.filter((m) => "method" in m && m.method === "tools/list").length;
   assert.equal(after - before, 1, "two registrations, one debounced re-read");
@@ -177,7 +178,7 @@ test("stderr-free log notifications arrive as log events, redacted", async () =>
   conn.on("log", (l) => logs.push(`${l.source}:${l.level}:${l.message}`));
   await conn.start();
   await conn.callTool("say", {});
-  await until(() => logs.length > 0, 5_000, "a log event");
+  await until(() => logs.length > 0, "a log event");
   assert.deepEqual(logs, ["server:warning:the password is [REDACTED]"]);
   await conn.close();
 });

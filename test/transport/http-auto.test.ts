@@ -16,9 +16,9 @@ import {
   sendJson,
   sseEvent,
   sseHead,
-  until,
   type Handler,
 } from "./http-client-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const { serve, keep } = closedAfterAll<AutoHttpClientTransport>();
 

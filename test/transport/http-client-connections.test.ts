@@ -18,9 +18,9 @@ import {
   sendJson,
   sseEvent,
   sseHead,
-  until,
 } from "./http-client-helpers.ts";
 import { assertBridgeError, bridgeError } from "../helpers/errors.ts";
+import { until } from "../helpers/wait.ts";
 
 const { serve, client } = httpClientsClosedAfterAll();
 

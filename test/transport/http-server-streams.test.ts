@@ -3,7 +3,8 @@ import { request } from "node:http";
 import { after, test } from "node:test";
 import type { SseEvent } from "../../src/jsonrpc/sse.ts";
 import { StreamableHttpServer, type StreamableHttpServerOptions } from "../../src/transport/http-server.ts";
-import { agent, call, initSession, messageOf, send, serveFixture, until } from "./http-test-helpers.ts";
+import { agent, call, initSession, messageOf, send, serveFixture } from "./http-test-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 after(() => agent.destroy());
 

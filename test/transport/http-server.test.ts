@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { Agent, request as httpRequest } from "node:http";
 import { after, describe, test } from "node:test";
 import { StreamableHttpServer, type StreamableHttpServerOptions } from "../../src/transport/http-server.ts";
-import { agent, buildMcp, call, initSession, JSON_POST, send, until } from "./http-test-helpers.ts";
+import { agent, buildMcp, call, initSession, JSON_POST, send } from "./http-test-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 after(() => agent.destroy());
 

@@ -15,10 +15,10 @@ import {
   result,
   sseEvent,
   sseHead,
-  until,
   type Handler,
 } from "./http-client-helpers.ts";
 import { assertBridgeError, bridgeError } from "../helpers/errors.ts";
+import { until } from "../helpers/wait.ts";
 
 const { serve, keep } = closedAfterAll<SseClientTransport>();
 

@@ -158,11 +158,14 @@ describe("resuming a POST's SSE stream", () => {
       setTimeout(() => getRes?.write(sseEvent({ id: "g1", data: JSON.stringify(result(msg.id)) })), 10);
     });
     const t = client(`${s.origin}/mcp`, { openGetStream: true });
-    record(t);
+    const r = record(t);
     await t.send(request(1, "initialize", INIT_PARAMS));
     await t.send(notification("notifications/initialized"));
     await until(() => getRes !== undefined, "the GET stream");
     await t.send(request(2, "tools/call"));
+    assert.deepEqual(await r.waitFor((m) => (m as { id?: unknown }).id === 2, "the tools/call response"), result(2));
+    assert.deepEqual(r.messages.filter((m) => (m as { id?: unknown }).id === 2).length, 1, "delivered once");
+    assert.deepEqual(r.errors, []);
   });
 });
 

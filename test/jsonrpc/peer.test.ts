@@ -117,30 +117,42 @@ test("abort settles the caller at once and sends notifications/cancelled", async
   await peer.close();
 });
 
-test("progress reaches the callback, resets the timeout, and the hard cap still applies", async () => {
+test("progress reaches the callback, resets the timeout, and the hard cap still applies", async (t) => {
+  // The peer's clock (setTimeout for the timeout, Date for the cap) is mocked: time passes when
+  // the test says so, so a loaded machine cannot fire the timeout between two progress steps.
+  t.mock.timers.enable({ apis: ["setTimeout", "Date"] });
   const { peer, raw, start } = rawPair();
   await start();
   const seen: number[] = [];
+  const progress = async (token: number, n: number) => {
+    await raw.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: n, total: 5 } });
+    await tick();
+  };
   const p = peer.request("work", { a: 1 }, { timeoutMs: 60, maxTotalTimeoutMs: 5000, onProgress: (i) => seen.push(i.progress) });
+  let settled = false;
+  void p.then(() => (settled = true), () => (settled = true));
   const req = (await raw.next()) as { id: number; params: { a: number; _meta: { progressToken: number } } };
   assert.equal(req.params._meta.progressToken, req.id);
   assert.equal(req.params.a, 1);
-  // Progress every 30 ms keeps a 60 ms timeout alive for 150 ms.
+  // Progress every 50 ms keeps a 60 ms timeout alive for 250 ms; 59 ms after the last, still alive.
   for (let i = 1; i <= 5; i++) {
-    await new Promise((r) => setTimeout(r, 30));
-    await raw.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: req.id, progress: i, total: 5 } });
+    t.mock.timers.tick(50);
+    await progress(req.id, i);
   }
+  t.mock.timers.tick(59);
+  await tick();
+  assert.equal(settled, false, "the request is still pending 59 ms after the last progress");
   await raw.send({ jsonrpc: "2.0", id: req.id, result: { done: true } });
   assert.deepEqual(await p, { done: true });
   assert.deepEqual(seen, [1, 2, 3, 4, 5]);
 
+  // Progress at 50 ms moves the timeout to 110 ms, but the 100 ms cap comes first.
   const capped = peer.request("work", {}, { timeoutMs: 60, maxTotalTimeoutMs: 100, onProgress: () => {} });
   const req2 = (await raw.next()) as { id: number };
-  const feeder = setInterval(() => {
-    void raw.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: req2.id, progress: Date.now() } });
-  }, 20);
-  await assert.rejects(capped, { name: "BridgeError", code: "TIMEOUT" });
-  clearInterval(feeder);
+  t.mock.timers.tick(50);
+  await progress(req2.id, 1);
+  t.mock.timers.tick(50);
+  await assert.rejects(capped, { name: "BridgeError", code: "TIMEOUT", message: 'request "work" timed out after its total time cap' });
   await peer.close();
 });
 

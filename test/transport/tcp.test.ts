@@ -150,13 +150,28 @@ describe("TcpTransport and TcpClientTransport", { timeout: 30_000 }, () => {
     const failing = new TcpClientTransport({ port, connectAttempts: 3, retryDelayMs: 5 });
     await assert.rejects(failing.start(), { name: "BridgeError", code: "CLOSED", message: /connect failed: .*ECONNREFUSED/ });
 
-    const late = new TcpClientTransport({ port, connectAttempts: 50, retryDelayMs: 10, maxRetryDelayMs: 20 });
+    // The listener appears while the client waits to retry: the wait is the test's to end.
+    const delays: number[] = [];
+    const waiting = deferred<void>();
+    const listening = deferred<void>();
+    const late = new TcpClientTransport({
+      port,
+      connectAttempts: 3,
+      retryDelayMs: 10,
+      delay: (ms) => {
+        delays.push(ms);
+        waiting.resolve();
+        return listening.promise;
+      },
+    });
     const starting = late.start();
-    await new Promise((r) => setTimeout(r, 60));
+    await within(waiting.promise, "the first connect attempt to be refused");
     const accepted = deferred<Socket>();
     const server = createServer((s) => accepted.resolve(s));
     await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    listening.resolve();
     await starting;
+    assert.deepEqual(delays, [10], "one refused attempt, one retry");
     await late.send({ jsonrpc: "2.0", method: "hello" });
     const raw = await within(accepted.promise, "the listener to accept the connection");
     const got = await next<string>((fn) => raw.once("data", (d: Buffer) => fn(d.toString("utf8"))));

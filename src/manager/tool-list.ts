@@ -17,6 +17,8 @@ export interface ToolListOptions {
   ttlMs?: number;
   /** Wait after `tools/list_changed` before re-reading, ms. Default 100. */
   debounceMs?: number;
+  /** The cache's clock, ms. Default `Date.now`. */
+  now?: () => number;
   /** The list differs from the last one known. */
   onChange(): void;
   warn(kind: WarningKind, message: string): void;
@@ -43,7 +45,7 @@ export class ToolList {
 
   constructor(options: ToolListOptions) {
     this.options = options;
-    this.cache = new TtlCache({ ttlMs: options.ttlMs });
+    this.cache = new TtlCache({ ttlMs: options.ttlMs, now: options.now });
   }
 
   /** The last list (redacted); undefined before the first. Kept while the server restarts. */

@@ -114,19 +114,27 @@ test("a server that hangs in the handshake times out, and a retry is scheduled",
   await conn.close();
 });
 
-test("repeated failed pings restart the server", async () => {
-  const { conn, servers } = connection(memConfig("a"), { health: { intervalMs: 20, timeoutMs: 50, failures: 2 } });
+test("repeated failed pings restart the server", async (t) => {
+  // Timers are mocked: a ping goes out and times out when the test moves time, so a slow machine
+  // cannot make a healthy ping late. Waits poll with setImmediate, which stays real.
+  t.mock.timers.enable({ apis: ["setInterval", "setTimeout"] });
+  const { conn, servers, states } = connection(memConfig("a"), { health: { intervalMs: 20, timeoutMs: 50, failures: 2 } });
   const warnings: string[] = [];
   conn.on("warning", (w) => warnings.push(w.kind));
   await conn.start();
-  const restartingSeen = waitForState(conn, (s) => s.to === "restarting");
-  const readyAgain = waitForState(conn, (s) => s.to === "ready");
   servers.latest("a").muted = true;
-  const restarting = await restartingSeen;
-  assert.match(restarting.error ?? "", /failed 2 health checks in a row/);
+  t.mock.timers.tick(20); // the next ping goes out, unanswered
+  t.mock.timers.tick(50); // and times out
+  await until(() => warnings.length === 1, "the first failed health check", { spin: true });
+  t.mock.timers.tick(20);
+  t.mock.timers.tick(50);
+  await until(() => states.some((s) => s.to === "restarting"), "the restart after two failed checks", { spin: true });
+  assert.match(states.find((s) => s.to === "restarting")!.error ?? "", /failed 2 health checks in a row/);
   assert.deepEqual(warnings, ["health", "health"]);
-  await readyAgain;
+  t.mock.timers.tick(100); // the restart's backoff (capped at 100 ms)
+  await until(() => conn.state === "ready", "the server to be ready again", { spin: true });
   assert.equal(servers.processes.get("a")!.length, 2);
+  t.mock.timers.reset();
   await conn.close();
 });
 
@@ -148,14 +156,16 @@ test("tools/list_changed refreshes the list (debounced) and emits toolsChanged",
 });
 
 test("the tool cache answers within its TTL and re-reads after it", async () => {
-  const { conn, servers } = connection(memConfig("a"), { toolCacheTtlMs: 50 });
+  let clock = 1_000_000;
+  const { conn, servers } = connection(memConfig("a"), { toolCacheTtlMs: 50, now: () => clock });
   await conn.start();
   const lists = () => servers.latest("a").received.filter((m) => "method" in m && m.method === "tools/list").length;
   assert.equal(lists(), 1);
+  clock += 49;
   await conn.refreshTools();
   assert.equal(lists(), 1, "fresh: answered from the cache");
   const before = conn.tools;
-  await new Promise((r) => setTimeout(r, 80));
+  clock += 1;
   await conn.refreshTools();
   assert.equal(lists(), 2, "expired: read again");
   assert.equal(conn.tools, before, "an unchanged list keeps its identity");

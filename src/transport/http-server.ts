@@ -19,7 +19,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { ErrorCode } from "../jsonrpc/errors.ts";
+import { BridgeError, ErrorCode } from "../jsonrpc/errors.ts";
 import { classifyMessage, type JsonRpcId } from "../jsonrpc/message.ts";
 import { allowsBatches, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
 import {
@@ -167,7 +167,7 @@ export class StreamableHttpServer {
 
   /** Listens (host default 127.0.0.1, port 0 = ephemeral) and returns the endpoint URL. */
   async listen(port = 0, host = "127.0.0.1"): Promise<{ url: URL; port: number }> {
-    if (this.server) throw new Error("StreamableHttpServer: listen() called twice");
+    if (this.server) throw new BridgeError("INVALID_STATE", "StreamableHttpServer: listen() called twice");
     this.server = createHttpServer((req, res) => void this.handle(req, res));
     return listenAt(this.server, port, host, this.path);
   }

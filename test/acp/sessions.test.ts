@@ -179,6 +179,11 @@ test("the editor's servers' text is marked untrusted by default; wrapClientServe
     assert.equal((await s.sessions.callTool("a", "mcp__own__echo", { text: "hi" })).text, "hi");
     const read = await s.sessions.readResource("a", "mem://note", "m");
     assert.match((read.result.contents[0] as { text: string }).text, /<untrusted-content/);
+    await assert.rejects(s.sessions.readResource("a", "mem://nowhere"), {
+      name: "BridgeError",
+      code: "INVALID_STATE",
+      message: 'cannot tell which server to read "mem://nowhere" from: no server of this session lists it; name the server',
+    });
     await plain.sessions.open("b", { cwd: "/tmp", mcpServers: [http("m")] });
     assert.equal((await plain.sessions.callTool("b", "mcp__m__echo", { text: "hi" })).text, "hi");
   } finally {

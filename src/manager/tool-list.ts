@@ -38,13 +38,13 @@ export function redactTools(tools: readonly Tool[], redactor: Redactor): { tools
 }
 
 export class ToolList {
-  private readonly options: ToolListOptions;
+  private readonly options: ToolListOptions & { debounceMs: number };
   private readonly cache: TtlCache<"tools", Tool[]>;
   private known: readonly Tool[] | undefined;
   private debounceTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: ToolListOptions) {
-    this.options = options;
+    this.options = { ...options, debounceMs: options.debounceMs ?? 100 };
     this.cache = new TtlCache({ ttlMs: options.ttlMs, now: options.now });
   }
 
@@ -82,7 +82,7 @@ export class ToolList {
     this.debounceTimer = setTimeout(() => {
       this.debounceTimer = undefined;
       reread();
-    }, this.options.debounceMs ?? 100);
+    }, this.options.debounceMs);
   }
 
   /** The connection is lost: the cached list goes (the last known one stays), no re-read is due. */

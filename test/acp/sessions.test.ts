@@ -254,17 +254,36 @@ test("a failing server is reported to the editor after open (a notice when the c
   }
 });
 
-test("open is bounded by startupTimeoutMs and the first prompt's wait by firstPromptWaitMs; a hung server does not block them", async () => {
+test("open is bounded by startupTimeoutMs and the first prompt's wait by firstPromptWaitMs; a hung server does not block them", async (t) => {
+  // Timers are mocked: the 100 ms bounds end when the test moves time, once "live" is ready, so
+  // it cannot miss them on a slow machine. Waits poll with setImmediate.
+  t.mock.timers.enable({ apis: ["setTimeout"] });
   const s = await setup({ startupTimeoutMs: 100, firstPromptWaitMs: 100 }, { mute: (name) => name === "hung" });
+  const settledWhileTicking = async <T>(promise: Promise<T>, what: string): Promise<T> => {
+    let done = false;
+    void promise.then(() => (done = true), () => (done = true));
+    await until(() => done || (t.mock.timers.tick(100), false), what, { spin: true });
+    return promise;
+  };
+  const liveReady = () => {
+    try {
+      return s.sessions.status("a").some((st) => st.name === "live" && st.state === "ready");
+    } catch {
+      return false; // the session is not registered yet
+    }
+  };
   try {
-    await s.sessions.open("a", { cwd: "/tmp", mcpServers: [http("hung"), http("live")] });
+    const opening = s.sessions.open("a", { cwd: "/tmp", mcpServers: [http("hung"), http("live")] });
+    await until(liveReady, "the live server to be ready", { spin: true });
+    await settledWhileTicking(opening, "open to return");
     const states = Object.fromEntries(s.sessions.status("a").map((st) => [st.name, st.state]));
     assert.deepEqual(states, { hung: "connecting", live: "ready" });
-    const signal = await s.sessions.ready("a");
+    const signal = await settledWhileTicking(s.sessions.ready("a"), "the first prompt's wait to end");
     assert.equal(signal.aborted, false);
     assert.ok(s.logs.some((l) => l.includes("still starting after the wait: hung")));
-    assert.deepEqual((await s.sessions.tools("a")).map((t) => t.server).filter((v, i, a) => a.indexOf(v) === i), ["live"]);
+    assert.deepEqual((await s.sessions.tools("a")).map((tool) => tool.server).filter((v, i, a) => a.indexOf(v) === i), ["live"]);
   } finally {
+    t.mock.timers.reset();
     await s.close();
   }
 });

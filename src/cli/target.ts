@@ -78,6 +78,7 @@ async function configServer(file: string, name: string | undefined): Promise<Mcp
   let text: string;
   try {
     const bytes = await readFile(file);
+    // Plain: caught just below and reported as the CliError every read failure becomes.
     if (bytes.length > MAX_CONFIG_FILE_BYTES) throw new Error(`larger than ${MAX_CONFIG_FILE_BYTES} bytes`);
     text = bytes.toString("utf8");
   } catch (err) {

@@ -19,7 +19,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { ErrorCode } from "../jsonrpc/errors.ts";
+import { BridgeError, ErrorCode } from "../jsonrpc/errors.ts";
 import { classifyMessage, type JsonRpcId } from "../jsonrpc/message.ts";
 import { allowsBatches, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
 import {
@@ -71,8 +71,10 @@ export interface StreamableHttpServerOptions extends HttpGuardOptions {
 }
 
 interface SessionEntry {
+  readonly id: string;
   readonly transport: StreamableHttpSessionTransport;
-  readonly timer: ReturnType<typeof setTimeout>;
+  /** Its idle clock; see {@link StreamableHttpServer.armIdle}. */
+  timer: ReturnType<typeof setTimeout> | undefined;
   /** When it was last used, on the server's activity counter (higher is more recent). */
   lastUsed: number;
   /** Until its initialize POST is handed over: never evicted meanwhile. */
@@ -167,7 +169,7 @@ export class StreamableHttpServer {
 
   /** Listens (host default 127.0.0.1, port 0 = ephemeral) and returns the endpoint URL. */
   async listen(port = 0, host = "127.0.0.1"): Promise<{ url: URL; port: number }> {
-    if (this.server) throw new Error("StreamableHttpServer: listen() called twice");
+    if (this.server) throw new BridgeError("INVALID_STATE", "StreamableHttpServer: listen() called twice");
     this.server = createHttpServer((req, res) => void this.handle(req, res));
     return listenAt(this.server, port, host, this.path);
   }
@@ -298,7 +300,18 @@ export class StreamableHttpServer {
   /** The session was used now: it moves to the back of the eviction order and its idle clock restarts. */
   private touch(entry: SessionEntry): void {
     entry.lastUsed = ++this.activity;
-    entry.timer.refresh();
+    this.armIdle(entry);
+  }
+
+  /**
+   * (Re)starts a session's idle clock. A new timer rather than `refresh()`: the cost is alike,
+   * and `mock.timers`, the clock the tests drive, does not implement `refresh()`
+   * (docs/decisions.md 104).
+   */
+  private armIdle(entry: SessionEntry): void {
+    clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => this.expire(entry.id), this.idleMs);
+    entry.timer.unref();
   }
 
   /**
@@ -339,10 +352,9 @@ export class StreamableHttpServer {
         if (entry?.transport === transport) this.touch(entry);
       },
     });
-    const timer = setTimeout(() => this.expire(id), this.idleMs);
-    timer.unref();
     // Registered before onSession runs, so concurrent initializes cannot overshoot maxSessions.
-    const entry: SessionEntry = { transport, timer, lastUsed: ++this.activity, opening: true };
+    const entry: SessionEntry = { id, transport, timer: undefined, lastUsed: ++this.activity, opening: true };
+    this.armIdle(entry);
     this.sessions.set(id, entry);
     return (await this.connect(transport, res)) ? entry : undefined;
   }
@@ -360,7 +372,7 @@ export class StreamableHttpServer {
     const entry = this.sessions.get(id);
     if (!entry) return;
     // An open response (a GET stream, a POST still answering) keeps the session alive.
-    if (entry.transport.busy) entry.timer.refresh();
+    if (entry.transport.busy) this.armIdle(entry);
     else void entry.transport.close();
   }
 }

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { nativeEnv } from "../../scripts/ci-legs.ts";
-import { parseMatrixArgs, planLeg, summaryLines } from "../../scripts/ci-matrix.ts";
 import { COVERAGE_CHILDREN_GUARD } from "../../scripts/coverage.ts";
+import { parseMatrixArgs, planLeg, summaryLines } from "../../scripts/ci-matrix.ts";
 
 const temps: string[] = [];
 after(async () => {
@@ -57,7 +57,7 @@ describe("planLeg", () => {
     assert.deepEqual(planLeg(root, "24", { files: ["test/a.test.ts"] }), {
       label: "node 24.21.0 (native, copy without node_modules)",
       command: node,
-      args: ["--test-reporter=spec", "--test", "--test-concurrency=2", "test/a.test.ts"],
+      args: ["--test-reporter=spec", "--test", "--test-concurrency=2", "--test-timeout=600000", "test/a.test.ts"],
       env: nativeEnv(node, process.env),
       copy: true,
     });
@@ -80,6 +80,7 @@ describe("planLeg", () => {
         "--test-reporter-destination=/tmp/x/lcov.info",
         "--test",
         "--test-concurrency=2",
+        "--test-timeout=600000",
         "test/a.test.ts",
       ],
     ]);
@@ -100,7 +101,7 @@ describe("planLeg", () => {
 
   test("on a selection, the Node 20 leg runs npm test's command on just those files", async () => {
     const leg = planLeg(await fakeRoot(), "20", { files: ["test/a.test.ts"], selected: true });
-    assert.deepEqual([leg.command, leg.args, leg.copy], ["node", ["--import", "tsx", "--test", "--test-concurrency=2", "test/a.test.ts"], false]);
+    assert.deepEqual([leg.command, leg.args, leg.copy], ["node", ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=600000", "test/a.test.ts"], false]);
   });
 });
 

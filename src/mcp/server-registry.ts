@@ -4,6 +4,7 @@
  * this module owns the answers.
  */
 import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
+import { InputRequired, InputResponseError } from "./input-round.ts";
 import type { JsonRpcId } from "../jsonrpc/message.ts";
 import type { CompiledValidator } from "../schema/validate.ts";
 import type {
@@ -42,7 +43,9 @@ export type ToolContext = HandlerContext;
 /**
  * Runs a tool. `args` has already been validated against the tool's `inputSchema`. A thrown
  * error becomes an `isError` result, except an `RpcError` with code -32042 (URL elicitation
- * required), which the spec sends as a JSON-RPC error.
+ * required), -32021 (missing client capability) and the stateless era's input round
+ * (`InputRequired`, `InputResponseError`), which the spec sends as JSON-RPC errors or
+ * `input_required` results (docs/decisions.md 4-era).
  */
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => CallToolResult | Promise<CallToolResult>;
 
@@ -341,9 +344,17 @@ function decodeCursor(kind: ListKind, cursor: unknown): number {
   return Number(offset);
 }
 
-/** A throwing tool is an error result the model can read, except URL elicitation (-32042). */
+/** Errors a tool throws that the spec sends as JSON-RPC errors, not as `isError` results. */
+const PROTOCOL_ERRORS: ReadonlySet<number> = new Set([ErrorCode.UrlElicitationRequired, ErrorCode.MissingRequiredClientCapability]);
+
+/**
+ * A throwing tool is an error result the model can read, except a protocol error of
+ * {@link PROTOCOL_ERRORS} and the stateless era's input round: its {@link InputRequired} stop
+ * and its {@link InputResponseError} (the client answered with a malformed result).
+ */
 function toolFailure(name: string, err: unknown): CallToolResult {
-  if (err instanceof RpcError && err.code === ErrorCode.UrlElicitationRequired) throw err;
+  if (err instanceof InputRequired || err instanceof InputResponseError) throw err;
+  if (err instanceof RpcError && PROTOCOL_ERRORS.has(err.code)) throw err;
   return errorResult(`Tool "${name}" failed: ${errorMessage(err)}`);
 }
 

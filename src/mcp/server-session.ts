@@ -22,12 +22,14 @@ import {
   type ServerCapabilities,
   type ServerRequests,
 } from "./types.ts";
-import { allowsBatches, negotiateVersion } from "./versions.ts";
+import { allowsBatches, isModernVersion, negotiateVersion } from "./versions.ts";
+import type { InputRequest } from "./input-round.ts";
+import { StatelessExchange, type StatelessCore } from "./server-stateless.ts";
 import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
 import { isPlainObject } from "../util/object.ts";
 
 /** What a session reads from the server that created it. */
-export interface SessionCore {
+export interface SessionCore extends StatelessCore {
   readonly info: Implementation;
   readonly instructions: string | undefined;
   readonly pageSize: number;
@@ -43,7 +45,9 @@ export interface SessionCore {
 /**
  * A transport whose client already initialized elsewhere (stateless Streamable HTTP gives
  * every POST a fresh session). A session over it starts initialized at this version, with no
- * client capabilities declared; an unsupported version leaves it uninitialized.
+ * client capabilities declared; an unsupported version leaves it uninitialized. A version of
+ * the stateless era (2026-07-28 on) makes it a stateless session: each request declares
+ * itself in `_meta`.
  */
 export interface PreinitializedTransport extends Transport {
   readonly initializedProtocolVersion?: string;
@@ -75,6 +79,8 @@ export class ServerSession {
   private initializedSeen = false;
   private logLevel: LoggingLevel;
   private readonly subscriptions = new Set<string>();
+  /** Set on a session of the stateless era (docs/decisions.md 1-era). */
+  private readonly era: StatelessExchange | undefined;
 
   /** The connection (e.g. a Streamable HTTP session transport, for its stream controls). */
   readonly transport: Transport;
@@ -90,8 +96,16 @@ export class ServerSession {
       core.detach(this);
       this.onclose?.(reason);
     };
-    this.wire();
     const preset = (transport as PreinitializedTransport).initializedProtocolVersion;
+    if (isModernVersion(preset)) {
+      this.era = new StatelessExchange(this.peer, core, (ctx) => this.context(ctx));
+      this.era.wire();
+      this.version = preset;
+      this.declared = core.capabilities();
+      this.initializedSeen = true;
+      return;
+    }
+    this.wire();
     if (preset !== undefined && core.supportedVersions.includes(preset)) {
       // Stateless HTTP: the client initialized on an earlier request; no capabilities are known.
       this.version = preset;
@@ -106,14 +120,14 @@ export class ServerSession {
     return this.version;
   }
 
-  /** `clientInfo` from `initialize`. */
+  /** `clientInfo` from `initialize` (stateless era: from the request's `_meta`). */
   get clientInfo(): Implementation | undefined {
-    return this.client;
+    return this.era ? this.era.meta?.clientInfo : this.client;
   }
 
-  /** `capabilities` the client declared in `initialize`. */
+  /** `capabilities` the client declared in `initialize` (stateless era: in the request's `_meta`). */
   get clientCapabilities(): ClientCapabilities | undefined {
-    return this.clientCaps;
+    return this.era ? this.era.meta?.clientCapabilities : this.clientCaps;
   }
 
   /** The capabilities this session was told at `initialize`. */
@@ -147,13 +161,19 @@ export class ServerSession {
    */
   async log(level: LoggingLevel, data: unknown, logger?: string, options: NotifyOptions = {}): Promise<void> {
     if (this.version === undefined || this.peer.closed) return;
-    if (LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(this.logLevel)) return;
+    // Stateless era: only a request that set `_meta` logLevel gets log messages.
+    const threshold = this.era ? this.era.meta?.logLevel : this.logLevel;
+    if (threshold === undefined || LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(threshold)) return;
     const params = logger === undefined ? { level, data } : { level, logger, data };
     await this.peer.notify(McpNotification.Message, params, options).catch(() => undefined);
   }
 
-  /** `sampling/createMessage`. Rejects with RpcError -32601 if the client did not declare `sampling`. */
-  async createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult> {
+  /**
+   * `sampling/createMessage`. Rejects with RpcError -32601 if the client did not declare
+   * `sampling`. Stateless era: see {@link requestInputs}; `options.inputKey` names the input.
+   */
+  async createMessage(params: CreateMessageRequestParams, options?: InputOptions): Promise<CreateMessageResult> {
+    if (this.era) return this.askOne(McpMethod.SamplingCreateMessage, params, options) as Promise<CreateMessageResult>;
     this.requireClient("sampling", McpMethod.SamplingCreateMessage);
     const r = await this.request(McpMethod.SamplingCreateMessage, params, options);
     return checked(r, McpMethod.SamplingCreateMessage, (v) => typeof v.model === "string" && typeof v.content === "object");
@@ -161,9 +181,10 @@ export class ServerSession {
 
   /**
    * `elicitation/create`. Rejects with RpcError -32601 unless the client declared the mode
-   * asked for (`elicitation: {}` means form only).
+   * asked for (`elicitation: {}` means form only). Stateless era: see {@link requestInputs}.
    */
-  async elicit(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult> {
+  async elicit(params: ElicitRequestParams, options?: InputOptions): Promise<ElicitResult> {
+    if (this.era) return this.askOne(McpMethod.ElicitationCreate, params, options) as Promise<ElicitResult>;
     const e = this.requireClient("elicitation", McpMethod.ElicitationCreate) as { form?: unknown; url?: unknown };
     const mode = params.mode ?? "form";
     const declared = mode === "url" ? e.url !== undefined : e.form !== undefined || e.url === undefined;
@@ -174,15 +195,35 @@ export class ServerSession {
     return checked(r, McpMethod.ElicitationCreate, (v) => ["accept", "decline", "cancel"].includes(v.action as string));
   }
 
-  /** `roots/list`. Rejects with RpcError -32601 if the client did not declare `roots`. */
-  async listRoots(options?: RequestOptions): Promise<ListRootsResult> {
+  /** `roots/list`. Rejects with RpcError -32601 if the client did not declare `roots`. Stateless era: see {@link requestInputs}. */
+  async listRoots(options?: InputOptions): Promise<ListRootsResult> {
+    if (this.era) return this.askOne(McpMethod.RootsList, {}, options) as Promise<ListRootsResult>;
     this.requireClient("roots", McpMethod.RootsList);
     const r = await this.request(McpMethod.RootsList, {}, options);
     return checked(r, McpMethod.RootsList, (v) => Array.isArray(v.roots));
   }
 
+  /**
+   * Asks the client for several inputs at once, by key; resolves with every answer by key.
+   * One API for both eras: a 2025 session sends each as its own request (together, on the
+   * stream of `options.relatedRequestId`); a stateless one answers them from the retry's
+   * `inputResponses` or stops the handler with `InputRequired`, which becomes the
+   * `input_required` result (docs/decisions.md 4-era). Call it from a `tools/call`,
+   * `prompts/get` or `resources/read` handler, with the same keys on every run.
+   */
+  async requestInputs(requests: Record<string, InputRequest>, options?: RequestOptions): Promise<Record<string, unknown>> {
+    if (this.era) return this.era.ask(requests);
+    const asks = Object.entries(requests).map(async ([key, req]): Promise<[string, unknown]> => {
+      if (req.method === McpMethod.ElicitationCreate) return [key, await this.elicit(req.params as ElicitRequestParams, options)];
+      if (req.method === McpMethod.SamplingCreateMessage) return [key, await this.createMessage(req.params as CreateMessageRequestParams, options)];
+      return [key, await this.listRoots(options)];
+    });
+    return Object.fromEntries(await Promise.all(asks));
+  }
+
   /** Sends `notifications/resources/updated` if this session subscribed to exactly `uri`. */
   async notifyResourceUpdated(uri: string): Promise<void> {
+    if (this.era) return this.era.notifyResourceUpdated(uri);
     if (!this.subscriptions.has(uri) || this.peer.closed) return;
     await this.peer.notify(McpNotification.ResourcesUpdated, { uri }).catch(() => undefined);
   }
@@ -192,6 +233,7 @@ export class ServerSession {
    * list at `initialize`. Called by the server after registrations change.
    */
   async sendListChanged(list: ChangedList): Promise<void> {
+    if (this.era) return this.era.sendListChanged(list);
     const cap = this.declared?.[list] as { listChanged?: boolean } | undefined;
     if (!cap?.listChanged || this.peer.closed) return;
     await this.peer.notify(`notifications/${list}/list_changed`).catch(() => undefined);
@@ -209,6 +251,12 @@ export class ServerSession {
       throw new RpcError(ErrorCode.MethodNotFound, `${method}: the client did not declare the "${capability}" capability`);
     }
     return cap;
+  }
+
+  /** One input of the stateless era, under `options.inputKey` or a key stable across retries. */
+  private async askOne(method: InputRequest["method"], params: object, options: InputOptions | undefined): Promise<unknown> {
+    const key = options?.inputKey ?? this.era!.nextKey(method);
+    return (await this.requestInputs({ [key]: { method, params: params as Record<string, unknown> } }, options))[key];
   }
 
   /** A request of {@link ServerRequests}: `method` decides the type of params and result. */
@@ -304,6 +352,11 @@ export class ServerSession {
   private context(ctx: RequestContext): HandlerContext {
     return new ToolCallContext(this, ctx);
   }
+}
+
+/** Options of a request to the client; `inputKey` names it in the stateless era's `inputRequests`. */
+export interface InputOptions extends RequestOptions {
+  inputKey?: string;
 }
 
 function paramsObject(params: unknown, method: string): Record<string, unknown> {

@@ -1,0 +1,213 @@
+/**
+ * The stateless era (2026-07-28) of a {@link ServerSession}: no handshake, every request
+ * declares its version and client capabilities in `_meta`, every result says its
+ * `resultType` and the server's identity. The methods the era removed (`initialize`, `ping`,
+ * `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`) are simply not
+ * registered, so they get -32601 like any unknown method.
+ *
+ * A Streamable HTTP server gives each stateless POST a transport and a session of its own,
+ * so one exchange serves one request (docs/decisions.md 1-era).
+ */
+import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import type { JsonRpcPeer, RequestContext } from "../jsonrpc/peer.ts";
+import type { JsonRpcId } from "../jsonrpc/message.ts";
+import { isPlainObject } from "../util/object.ts";
+import { EraMeta, eraResult, missingCapability, readRequestMeta, type CacheHints, type StatelessRequestMeta } from "./era-meta.ts";
+import { InputRequired, InputRound, type InputRequest } from "./input-round.ts";
+import type { RequestStateSeal } from "./request-state.ts";
+import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
+import { McpMethod, McpNotification, type Implementation, type ServerCapabilities } from "./types.ts";
+
+/** What the stateless side reads from its server. */
+export interface StatelessCore {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  readonly pageSize: number;
+  readonly registry: ServerRegistry;
+  /** Versions of the stateless era this server speaks (`server/discover`, -32022). */
+  readonly statelessVersions: readonly string[];
+  readonly seal: RequestStateSeal;
+  readonly cache: CacheHints;
+  capabilities(): ServerCapabilities;
+}
+
+/** What a `subscriptions/listen` stream asked for and was granted. */
+interface Listening {
+  readonly id: JsonRpcId;
+  readonly tools: boolean;
+  readonly prompts: boolean;
+  readonly resources: boolean;
+  readonly uris: ReadonlySet<string>;
+}
+
+/** Resource URIs one listen stream may watch, so a client cannot grow server memory without bound. */
+const MAX_WATCHED_URIS = 10_000;
+
+const LISTS: ReadonlyArray<[string, ListKind, keyof ServerCapabilities]> = [
+  [McpMethod.ToolsList, "tools", "tools"],
+  [McpMethod.ResourcesList, "resources", "resources"],
+  [McpMethod.ResourcesTemplatesList, "resourceTemplates", "resources"],
+  [McpMethod.PromptsList, "prompts", "prompts"],
+];
+
+export class StatelessExchange {
+  /** The `_meta` of the request being served, once checked. */
+  meta: StatelessRequestMeta | undefined;
+  private round: InputRound | undefined;
+  private listening: Listening | undefined;
+  private readonly peer: JsonRpcPeer;
+  private readonly core: StatelessCore;
+  private readonly context: (ctx: RequestContext) => HandlerContext;
+
+  constructor(peer: JsonRpcPeer, core: StatelessCore, context: (ctx: RequestContext) => HandlerContext) {
+    this.peer = peer;
+    this.core = core;
+    this.context = context;
+  }
+
+  /** Registers the era's methods on the peer. */
+  wire(): void {
+    const reg = this.core.registry;
+    this.serve(McpMethod.ServerDiscover, () => {
+      const out: Record<string, unknown> = { supportedVersions: [...this.core.statelessVersions], capabilities: this.core.capabilities() };
+      if (this.core.instructions !== undefined) out.instructions = this.core.instructions;
+      return out;
+    }, true);
+    for (const [method, kind, capability] of LISTS) {
+      this.serve(method, (p) => {
+        this.requireServer(capability, method);
+        const page = reg.page(kind, p.cursor, this.core.pageSize);
+        return page.nextCursor === undefined ? { [kind]: page.items } : { [kind]: page.items, nextCursor: page.nextCursor };
+      }, true);
+    }
+    this.serve(McpMethod.ToolsCall, (p, ctx) => this.withInput(McpMethod.ToolsCall, p, () => reg.callTool(p, this.context(ctx))));
+    this.serve(McpMethod.PromptsGet, (p, ctx) => this.withInput(McpMethod.PromptsGet, p, () => reg.getPrompt(p, this.context(ctx))));
+    this.serve(McpMethod.ResourcesRead, (p, ctx) => this.withInput(McpMethod.ResourcesRead, p, () => readResource(reg, p, this.context(ctx))), true);
+    this.serve(McpMethod.CompletionComplete, (p, ctx) => reg.complete(p, this.context(ctx)));
+    this.peer.setRequestHandler(McpMethod.SubscriptionsListen, (params, ctx) => this.listen(params, ctx));
+  }
+
+  /**
+   * Asks the client for `requests` within the request being served: the answers when this
+   * retry (or an earlier round) brought them, else {@link InputRequired} ends the handler.
+   * Throws -32021 when the request did not declare the capability a request needs.
+   */
+  ask(requests: Record<string, InputRequest>): Record<string, unknown> {
+    const round = this.round;
+    if (round === undefined) {
+      const method = Object.values(requests)[0]?.method ?? "input";
+      throw new RpcError(ErrorCode.InvalidRequest, `${method}: only tools/call, prompts/get and resources/read may ask the client for input`);
+    }
+    for (const req of Object.values(requests)) {
+      const capability = req.method === McpMethod.ElicitationCreate ? "elicitation" : req.method === McpMethod.SamplingCreateMessage ? "sampling" : "roots";
+      if (!isPlainObject(this.meta?.clientCapabilities[capability])) throw missingCapability(req.method, capability);
+    }
+    return round.collect(requests);
+  }
+
+  /** A key for an unnamed input request, stable across the rounds of one request. */
+  nextKey(method: string): string {
+    return this.round?.nextKey(method) ?? `${method}#1`;
+  }
+
+  /** Sends `notifications/<list>/list_changed` on the listen stream, if it asked for them. */
+  async sendListChanged(list: ChangedList): Promise<void> {
+    const l = this.listening;
+    if (l === undefined || !(list === "tools" ? l.tools : list === "prompts" ? l.prompts : l.resources)) return;
+    await this.notifyListener(`notifications/${list}/list_changed`, {});
+  }
+
+  /** Sends `notifications/resources/updated` on the listen stream, if it watches `uri`. */
+  async notifyResourceUpdated(uri: string): Promise<void> {
+    if (this.listening?.uris.has(uri)) await this.notifyListener(McpNotification.ResourcesUpdated, { uri });
+  }
+
+  private notifyListener(method: string, params: Record<string, unknown>): Promise<void> {
+    const l = this.listening!;
+    const tagged = { ...params, _meta: { [EraMeta.SubscriptionId]: l.id } };
+    return this.peer.notify(method, tagged, { relatedRequestId: l.id }).catch(() => undefined);
+  }
+
+  /** Registers `handler` behind the `_meta` check and the result decoration. */
+  private serve(method: string, handler: (p: Record<string, unknown>, ctx: RequestContext) => unknown, cacheable = false): void {
+    this.peer.setRequestHandler(method, async (params, ctx) => {
+      const p = paramsObject(params, method);
+      this.meta = readRequestMeta(p, method, this.core.statelessVersions);
+      const result = await handler(p, ctx);
+      const complete = !(isPlainObject(result) && result.resultType === "input_required");
+      return eraResult(result, this.core.info, cacheable && complete ? this.core.cache : undefined);
+    });
+  }
+
+  /** Runs a handler that may ask for input; a missing answer becomes the `input_required` result. */
+  private async withInput(method: string, p: Record<string, unknown>, run: () => unknown): Promise<unknown> {
+    const round = await InputRound.open(this.core.seal, method, p);
+    this.round = round;
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof InputRequired) return round.result(err);
+      throw err;
+    } finally {
+      this.round = undefined;
+    }
+  }
+
+  private requireServer(capability: keyof ServerCapabilities, method: string): void {
+    if (this.core.capabilities()[capability] === undefined) throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method} (this server offers no ${String(capability)})`);
+  }
+
+  /**
+   * `subscriptions/listen`: acknowledges what it grants (only what the server can send),
+   * then holds the stream open until the client leaves or the server closes.
+   */
+  private async listen(params: unknown, ctx: RequestContext): Promise<unknown> {
+    const p = paramsObject(params, McpMethod.SubscriptionsListen);
+    this.meta = readRequestMeta(p, McpMethod.SubscriptionsListen, this.core.statelessVersions);
+    const asked = p.notifications;
+    if (!isPlainObject(asked)) throw new RpcError(ErrorCode.InvalidParams, "subscriptions/listen: notifications must be an object");
+    const uris = asked.resourceSubscriptions ?? [];
+    if (!Array.isArray(uris) || !uris.every((u) => typeof u === "string") || uris.length > MAX_WATCHED_URIS) {
+      throw new RpcError(ErrorCode.InvalidParams, `subscriptions/listen: resourceSubscriptions must be at most ${MAX_WATCHED_URIS} URI strings`);
+    }
+    const caps = this.core.capabilities();
+    const can = (c: unknown, key: string): boolean => isPlainObject(c) && c[key] === true;
+    const granted: Listening = {
+      id: ctx.id,
+      tools: asked.toolsListChanged === true && can(caps.tools, "listChanged"),
+      prompts: asked.promptsListChanged === true && can(caps.prompts, "listChanged"),
+      resources: asked.resourcesListChanged === true && can(caps.resources, "listChanged"),
+      uris: new Set(can(caps.resources, "subscribe") ? (uris as string[]) : []),
+    };
+    const filter: Record<string, unknown> = {};
+    if (granted.tools) filter.toolsListChanged = true;
+    if (granted.prompts) filter.promptsListChanged = true;
+    if (granted.resources) filter.resourcesListChanged = true;
+    if (granted.uris.size > 0) filter.resourceSubscriptions = [...granted.uris];
+    this.listening = granted;
+    // Registered before the acknowledgement goes out, so no change after it is missed.
+    await this.notifyListener(McpNotification.SubscriptionsAcknowledged, { notifications: filter });
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) resolve();
+      else ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    this.listening = undefined;
+    return eraResult({ _meta: { [EraMeta.SubscriptionId]: ctx.id } }, this.core.info);
+  }
+}
+
+/** `resources/read`, with the era's not-found error: -32602 carrying the URI (was -32002). */
+async function readResource(reg: ServerRegistry, p: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {
+  try {
+    return await reg.readResource(p, ctx);
+  } catch (err) {
+    if (err instanceof RpcError && err.code === ErrorCode.ResourceNotFound) throw new RpcError(ErrorCode.InvalidParams, err.message, err.data);
+    throw err;
+  }
+}
+
+function paramsObject(params: unknown, method: string): Record<string, unknown> {
+  if (params === undefined) return {};
+  if (!isPlainObject(params)) throw new RpcError(ErrorCode.InvalidParams, `${method}: params must be an object`);
+  return params;
+}

@@ -21,7 +21,8 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { classifyMessage, type JsonRpcId } from "../jsonrpc/message.ts";
-import { allowsBatches, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
+import { allowsBatches, MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
+import { headerMismatch, isStatelessPost, statelessStatus } from "./http-era.ts";
 import {
   acceptsEventStream,
   acceptsJsonAndEventStream,
@@ -197,12 +198,13 @@ export class StreamableHttpServer {
       sendRpcError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${shape.invalid.message}`, undefined, shape.invalid.id);
       return;
     }
+    if (isStatelessPost(req, value)) return this.postEra(req, res, value, shape);
     if (this.stateless) return this.postStateless(req, res, value, shape);
     const sid = header(req, "mcp-session-id");
     let transport: StreamableHttpSessionTransport | undefined;
     if (sid === undefined) {
       if (!shape.initialize) {
-        sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Mcp-Session-Id header is required");
+        sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Mcp-Session-Id header is required", undefined, onlyId(shape));
         return;
       }
       const entry = await this.createSession(res);
@@ -231,11 +233,35 @@ export class StreamableHttpServer {
       sendRpcError(res, 400, ErrorCode.InvalidRequest, "Invalid Request: batches are accepted only at 2025-03-26");
       return;
     }
+    await this.serveAlone(res, value, shape, version, false);
+  }
+
+  /**
+   * A POST of the stateless era (2026-07-28): headers checked against the body, then served
+   * by a session of its own, with no session id, whatever mode this server is in. The MCP
+   * layer checks `_meta` and answers -32022 for a version it does not speak.
+   */
+  private async postEra(req: IncomingMessage, res: ServerResponse, value: unknown, shape: BodyShape): Promise<void> {
+    if (Array.isArray(value)) {
+      sendRpcError(res, 400, ErrorCode.InvalidRequest, "Invalid Request: batches are not part of protocol 2026-07-28");
+      return;
+    }
+    const mismatch = headerMismatch(req, value);
+    if (mismatch !== undefined) {
+      sendRpcError(res, 400, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`, undefined, onlyId(shape));
+      return;
+    }
+    await this.serveAlone(res, value, shape, MODERN_PROTOCOL_VERSIONS[0], true);
+  }
+
+  /** Serves one POST on a transport and session of its own (stateless: no session id). */
+  private async serveAlone(res: ServerResponse, value: unknown, shape: BodyShape, version: string | undefined, era: boolean): Promise<void> {
     const transport: StreamableHttpSessionTransport = new StreamableHttpSessionTransport({
       sessionId: undefined,
       stateless: true,
       initializedProtocolVersion: version,
       keepAliveMs: this.options.keepAliveMs,
+      statusOf: era ? statelessStatus : undefined,
       onEnd: () => this.transient.delete(transport),
     });
     this.transient.add(transport);
@@ -363,6 +389,11 @@ export class StreamableHttpServer {
     if (entry.transport.busy) entry.timer.refresh();
     else void entry.transport.close();
   }
+}
+
+/** The id of a body holding exactly one request, so that an error about it can echo it. */
+function onlyId(shape: BodyShape): JsonRpcId | null {
+  return shape.ids.length === 1 ? shape.ids[0]! : null;
 }
 
 /** A request header as one string (Node joins repeated custom headers with ", "). */

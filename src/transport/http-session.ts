@@ -42,6 +42,8 @@ export interface StreamableHttpSessionTransportOptions {
   retryMs?: number;
   /** Interval of keep-alive comments on open SSE responses, ms. Default 15 000. */
   keepAliveMs?: number;
+  /** HTTP status of a response sent as plain JSON (the stateless era's errors). Default 200. */
+  statusOf?: (message: JsonRpcMessage | JsonRpcMessage[]) => number;
   /** Called once when the transport closes (the server forgets the session). */
   onEnd?: () => void;
   /** Called whenever one of its HTTP responses closes (the server restarts its idle clock). */
@@ -85,6 +87,7 @@ export class StreamableHttpSessionTransport implements Transport {
   private readonly maxBuffered: number;
   private readonly onEnd: (() => void) | undefined;
   private readonly onResponseClosed: (() => void) | undefined;
+  private readonly statusOf: StreamableHttpSessionTransportOptions["statusOf"];
   private nextStream = 0;
   private openResponses = 0;
   private readonly life: TransportLifecycle;
@@ -99,6 +102,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.onEnd = options.onEnd;
     this.onResponseClosed = options.onResponseClosed;
+    this.statusOf = options.statusOf;
     if (!this.stateless) {
       this.store = new EventStore(options.eventStore);
       this.standalone = new Channel(undefined, 0, undefined);
@@ -323,7 +327,7 @@ export class StreamableHttpSessionTransport implements Transport {
     if (ch.streamId === undefined) {
       const res = ch.res;
       if (!writable(res)) return; // the client left before any event id: nothing can resume it
-      if (final) return sendJson(res, 200, data, ch.headers);
+      if (final) return sendJson(res, this.statusOf?.(message) ?? 200, data, ch.headers);
       this.openEventStream(ch, res);
     }
     const seq = ++ch.seq;

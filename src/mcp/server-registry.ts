@@ -175,6 +175,11 @@ export class ServerRegistry {
     return end < all.length ? { items, nextCursor: encodeCursor(kind, end) } : { items };
   }
 
+  /** The definition of tool `name`, as registered. */
+  toolDef(name: string): Tool | undefined {
+    return this.tools.get(name)?.def;
+  }
+
   /** Runs a tool; synchronous when its handler is (the common case for small tools). */
   callTool(params: Record<string, unknown>, ctx: ToolContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name;

@@ -25,6 +25,7 @@ import {
 import { allowsBatches, isModernVersion, negotiateVersion } from "./versions.ts";
 import type { InputRequest } from "./input-round.ts";
 import { StatelessExchange, type StatelessCore } from "./server-stateless.ts";
+import type { HeaderBag } from "./param-headers.ts";
 import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
 import { isPlainObject } from "../util/object.ts";
 
@@ -51,6 +52,8 @@ export interface SessionCore extends StatelessCore {
  */
 export interface PreinitializedTransport extends Transport {
   readonly initializedProtocolVersion?: string;
+  /** Stateless era over HTTP: the request's headers, to check `Mcp-Param-*` against the arguments. */
+  readonly requestHeaders?: HeaderBag;
 }
 
 /** Subscriptions one session may hold, so a client cannot grow server memory without bound. */
@@ -98,7 +101,8 @@ export class ServerSession {
     };
     const preset = (transport as PreinitializedTransport).initializedProtocolVersion;
     if (isModernVersion(preset)) {
-      this.era = new StatelessExchange(this.peer, core, (ctx) => this.context(ctx));
+      const headers = (transport as PreinitializedTransport).requestHeaders;
+      this.era = new StatelessExchange(this.peer, core, (ctx) => this.context(ctx), headers);
       this.era.wire();
       this.version = preset;
       this.declared = core.capabilities();

@@ -14,6 +14,7 @@ import type { JsonRpcId } from "../jsonrpc/message.ts";
 import { isPlainObject } from "../util/object.ts";
 import { EraMeta, eraResult, missingCapability, readRequestMeta, type CacheHints, type StatelessRequestMeta } from "./era-meta.ts";
 import { InputRequired, InputRound, type InputRequest } from "./input-round.ts";
+import { paramHeaderMismatch, type HeaderBag } from "./param-headers.ts";
 import type { RequestStateSeal } from "./request-state.ts";
 import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
 import { McpMethod, McpNotification, type Implementation, type ServerCapabilities } from "./types.ts";
@@ -58,11 +59,14 @@ export class StatelessExchange {
   private readonly peer: JsonRpcPeer;
   private readonly core: StatelessCore;
   private readonly context: (ctx: RequestContext) => HandlerContext;
+  private readonly headers: HeaderBag | undefined;
 
-  constructor(peer: JsonRpcPeer, core: StatelessCore, context: (ctx: RequestContext) => HandlerContext) {
+  /** `headers`: the HTTP request's, whose `Mcp-Param-*` are checked on `tools/call`. */
+  constructor(peer: JsonRpcPeer, core: StatelessCore, context: (ctx: RequestContext) => HandlerContext, headers?: HeaderBag) {
     this.peer = peer;
     this.core = core;
     this.context = context;
+    this.headers = headers;
   }
 
   /** Registers the era's methods on the peer. */
@@ -80,7 +84,10 @@ export class StatelessExchange {
         return page.nextCursor === undefined ? { [kind]: page.items } : { [kind]: page.items, nextCursor: page.nextCursor };
       }, true);
     }
-    this.serve(McpMethod.ToolsCall, (p, ctx) => this.withInput(McpMethod.ToolsCall, p, () => reg.callTool(p, this.context(ctx))));
+    this.serve(McpMethod.ToolsCall, (p, ctx) => {
+      this.checkParamHeaders(p);
+      return this.withInput(McpMethod.ToolsCall, p, () => reg.callTool(p, this.context(ctx)));
+    });
     this.serve(McpMethod.PromptsGet, (p, ctx) => this.withInput(McpMethod.PromptsGet, p, () => reg.getPrompt(p, this.context(ctx))));
     this.serve(McpMethod.ResourcesRead, (p, ctx) => this.withInput(McpMethod.ResourcesRead, p, () => readResource(reg, p, this.context(ctx))), true);
     this.serve(McpMethod.CompletionComplete, (p, ctx) => reg.complete(p, this.context(ctx)));
@@ -151,6 +158,14 @@ export class StatelessExchange {
     } finally {
       this.round = undefined;
     }
+  }
+
+  /** Over HTTP, `Mcp-Param-*` headers must match the arguments they mirror (-32020). */
+  private checkParamHeaders(p: Record<string, unknown>): void {
+    if (this.headers === undefined || typeof p.name !== "string" || !isPlainObject(p.arguments ?? {})) return;
+    const def = this.core.registry.toolDef(p.name);
+    const why = def && paramHeaderMismatch(def.inputSchema, (p.arguments ?? {}) as Record<string, unknown>, this.headers);
+    if (why) throw new RpcError(ErrorCode.HeaderMismatch, `Header mismatch: ${why}`);
   }
 
   private requireServer(capability: keyof ServerCapabilities, method: string): void {

@@ -7,6 +7,7 @@ import type { IncomingMessage } from "node:http";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { EraMeta } from "../mcp/era-meta.ts";
+import { decodeHeaderValue } from "../mcp/param-headers.ts";
 import { McpMethod } from "../mcp/types.ts";
 import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
 import { isPlainObject } from "../util/object.ts";
@@ -17,12 +18,6 @@ const NAMED: Readonly<Record<string, "name" | "uri">> = {
   [McpMethod.PromptsGet]: "name",
   [McpMethod.ResourcesRead]: "uri",
 };
-
-/** A header value any HTTP stack passes: visible ASCII, space and tab. */
-const HEADER_SAFE = /^[\t\x20-\x7e]*$/;
-
-/** A value carried Base64-encoded because it is not header-safe: `=?base64?...?=`. */
-const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 
 /**
  * True when a POST belongs to the stateless era: its `MCP-Protocol-Version` is a stateless
@@ -68,22 +63,6 @@ export function headerMismatch(req: IncomingMessage, body: unknown): string | un
     return `Mcp-Name header ${JSON.stringify(name)} does not match params.${field} ${JSON.stringify(params[field])}`;
   }
   return undefined;
-}
-
-/**
- * A mirrored header value as the body holds it: the `=?base64?...?=` sentinel decoded as
- * UTF-8, anything else as sent. `undefined` for characters no header may carry or a sentinel
- * that does not decode.
- */
-export function decodeHeaderValue(raw: string): string | undefined {
-  if (!HEADER_SAFE.test(raw)) return undefined;
-  const m = BASE64_SENTINEL.exec(raw);
-  if (m === null) return raw;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(m[1]!, "base64"));
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -233,7 +233,7 @@ export class StreamableHttpServer {
       sendRpcError(res, 400, ErrorCode.InvalidRequest, "Invalid Request: batches are accepted only at 2025-03-26");
       return;
     }
-    await this.serveAlone(res, value, shape, version, false);
+    await this.serveAlone(res, value, shape, version);
   }
 
   /**
@@ -251,17 +251,18 @@ export class StreamableHttpServer {
       sendRpcError(res, 400, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`, undefined, onlyId(shape));
       return;
     }
-    await this.serveAlone(res, value, shape, MODERN_PROTOCOL_VERSIONS[0], true);
+    await this.serveAlone(res, value, shape, MODERN_PROTOCOL_VERSIONS[0], req);
   }
 
-  /** Serves one POST on a transport and session of its own (stateless: no session id). */
-  private async serveAlone(res: ServerResponse, value: unknown, shape: BodyShape, version: string | undefined, era: boolean): Promise<void> {
+  /** Serves one POST on a transport and session of its own; `era` is the request of a stateless-era POST. */
+  private async serveAlone(res: ServerResponse, value: unknown, shape: BodyShape, version: string | undefined, era?: IncomingMessage): Promise<void> {
     const transport: StreamableHttpSessionTransport = new StreamableHttpSessionTransport({
       sessionId: undefined,
       stateless: true,
       initializedProtocolVersion: version,
       keepAliveMs: this.options.keepAliveMs,
       statusOf: era ? statelessStatus : undefined,
+      requestHeaders: era?.headers,
       onEnd: () => this.transient.delete(transport),
     });
     this.transient.add(transport);

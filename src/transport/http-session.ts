@@ -42,6 +42,8 @@ export interface StreamableHttpSessionTransportOptions {
   retryMs?: number;
   /** Interval of keep-alive comments on open SSE responses, ms. Default 15 000. */
   keepAliveMs?: number;
+  /** Stateless era: the POST's headers, for checks that need the body's meaning (`Mcp-Param-*`). */
+  requestHeaders?: Readonly<Record<string, string | string[] | undefined>>;
   /** HTTP status of a response sent as plain JSON (the stateless era's errors). Default 200. */
   statusOf?: (message: JsonRpcMessage | JsonRpcMessage[]) => number;
   /** Called once when the transport closes (the server forgets the session). */
@@ -74,6 +76,8 @@ export class StreamableHttpSessionTransport implements Transport {
   readonly sessionId: string | undefined;
   /** Set in stateless mode for a non-initialize POST (see {@link StreamableHttpSessionTransportOptions}). */
   readonly initializedProtocolVersion: string | undefined;
+  /** See {@link StreamableHttpSessionTransportOptions.requestHeaders}. */
+  readonly requestHeaders: StreamableHttpSessionTransportOptions["requestHeaders"];
 
   private version: string | undefined;
   private readonly stateless: boolean;
@@ -97,6 +101,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.life = new TransportLifecycle(this, `HTTP session ${options.sessionId ?? "(stateless)"}`);
     this.stateless = options.stateless === true;
     this.initializedProtocolVersion = options.initializedProtocolVersion;
+    this.requestHeaders = options.requestHeaders;
     this.version = options.initializedProtocolVersion;
     this.retryMs = options.retryMs ?? 1000;
     this.keepAliveMs = options.keepAliveMs ?? 15_000;

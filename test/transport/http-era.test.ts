@@ -128,3 +128,18 @@ test("an unknown resource is -32602 with data.uri (no longer -32002)", async () 
   assert.equal(JSON.parse(old.body).error.code, -32002);
   await s.stop();
 });
+
+test("tools/call checks Mcp-Param-* headers against the arguments (x-mcp-header): 400 -32020", async () => {
+  const s = await serveEra();
+  s.mcp.tool({ name: "region", inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } } }, (args) => ({
+    content: [{ type: "text", text: String(args.region) }],
+  }));
+  const params = { name: "region", arguments: { region: "eu" } };
+  const ok = await eraPost(s.url, 1, "tools/call", params, eraHeaders("tools/call", "region", { "mcp-param-region": "eu" }));
+  assert.equal((await bodyOf(ok)).result.content[0].text, "eu");
+  for (const headers of [eraHeaders("tools/call", "region"), eraHeaders("tools/call", "region", { "mcp-param-region": "us" })]) {
+    const r = await eraPost(s.url, 2, "tools/call", params, headers);
+    assert.deepEqual([r.status, JSON.parse(r.body).id, JSON.parse(r.body).error.code], [400, 2, -32020]);
+  }
+  await s.stop();
+});

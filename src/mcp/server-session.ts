@@ -27,6 +27,7 @@ import type { InputRequest } from "./input-round.ts";
 import { StatelessExchange, type StatelessCore } from "./server-stateless.ts";
 import type { HeaderBag } from "./param-headers.ts";
 import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
+import { ToolCallContext } from "./server-context.ts";
 import { isPlainObject } from "../util/object.ts";
 
 /** What a session reads from the server that created it. */
@@ -373,34 +374,4 @@ function paramsObject(params: unknown, method: string): Record<string, unknown> 
 function checked<T>(value: T, method: string, ok: (v: Record<string, unknown>) => boolean): T {
   if (isPlainObject(value) && ok(value)) return value;
   throw new BridgeError("INVALID_RESULT", `${method}: the client sent a malformed result`, { details: { method } });
-}
-
-/**
- * What a tool, resource or prompt handler sees. `signal` is read through to the request's
- * context only when used, so handlers that never look at it cost no AbortController.
- */
-class ToolCallContext implements HandlerContext {
-  readonly session: ServerSession;
-  private readonly ctx: RequestContext;
-
-  constructor(session: ServerSession, ctx: RequestContext) {
-    this.session = session;
-    this.ctx = ctx;
-  }
-
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-  get requestId(): RequestContext["id"] {
-    return this.ctx.id;
-  }
-  get progressToken(): string | number | undefined {
-    return this.ctx.progressToken;
-  }
-  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
-    return this.ctx.sendProgress(progress, total, message);
-  }
-  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    return this.session.log(level, data, logger, { relatedRequestId: this.ctx.id });
-  }
 }

@@ -1,5 +1,5 @@
 /**
- * The Streamable HTTP server (MCP 2025-03-26 and later): one endpoint for POST, GET and
+ * The Streamable HTTP server (MCP 2025-03-26 and later, 2026-07-28 included): one endpoint for POST, GET and
  * DELETE, usable on its own ({@link StreamableHttpServer.listen}, 127.0.0.1 by default) or
  * mounted in an existing node:http server ({@link StreamableHttpServer.handle}).
  *
@@ -15,12 +15,18 @@
  * too slow; 415 not `application/json`; 400 malformed JSON (-32700), invalid JSON-RPC (-32600),
  * a batch outside 2025-03-26, a missing session id, an unsupported `MCP-Protocol-Version`;
  * 503 too many sessions, each with a request in flight (else the idlest is closed instead).
- * Error bodies are JSON-RPC errors with `id: null`.
+ * Error bodies are JSON-RPC errors, with the request's id when the body held exactly one.
+ *
+ * Both eras on one endpoint: a POST of the stateless era (2026-07-28: its
+ * `MCP-Protocol-Version`, or `_meta` protocolVersion with no session) gets no session id and
+ * a session of its own; headers that disagree with the body get 400 -32020, and its JSON
+ * errors 404 (-32601) or 400 (bad params or `_meta`, -32021, -32022). See
+ * docs/decisions.md 1-era.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { ErrorCode } from "../jsonrpc/errors.ts";
-import { classifyMessage, type JsonRpcId } from "../jsonrpc/message.ts";
+import { inspect, onlyId, type BodyShape } from "./http-body-shape.ts";
 import { allowsBatches, MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
 import { headerMismatch, isStatelessPost, statelessStatus } from "./http-era.ts";
 import {
@@ -82,14 +88,6 @@ interface SessionEntry {
 
 /** Default idle expiry of a session: long enough for a slow agent turn, short enough to free state. */
 const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
-
-/** What a POST body holds, once checked. */
-interface BodyShape {
-  ids: JsonRpcId[];
-  initialize: boolean;
-  /** Set when the body is not acceptable JSON-RPC: answer 400 with this. */
-  invalid?: { id: JsonRpcId | null; message: string };
-}
 
 /** Assumed when a request after initialize carries no `MCP-Protocol-Version` (per the spec). */
 const DEFAULT_HEADER_VERSION = "2025-03-26";
@@ -392,35 +390,8 @@ export class StreamableHttpServer {
   }
 }
 
-/** The id of a body holding exactly one request, so that an error about it can echo it. */
-function onlyId(shape: BodyShape): JsonRpcId | null {
-  return shape.ids.length === 1 ? shape.ids[0]! : null;
-}
-
 /** A request header as one string (Node joins repeated custom headers with ", "). */
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v.join(", ") : v;
-}
-
-/** Checks the body's JSON-RPC shape and collects its request ids. */
-function inspect(value: unknown): BodyShape {
-  const ids: JsonRpcId[] = [];
-  if (!Array.isArray(value)) {
-    const c = classifyMessage(value);
-    if (c.kind === "invalid") return { ids, initialize: false, invalid: { id: c.id, message: c.reason } };
-    if (c.kind !== "request") return { ids, initialize: false };
-    ids.push(c.message.id);
-    return { ids, initialize: c.message.method === "initialize" };
-  }
-  if (value.length === 0) return { ids, initialize: false, invalid: { id: null, message: "empty batch" } };
-  for (const item of value) {
-    const c = classifyMessage(item);
-    if (c.kind === "invalid") return { ids, initialize: false, invalid: { id: null, message: `batch item: ${c.reason}` } };
-    if (c.kind !== "request") continue;
-    if (c.message.method === "initialize") return { ids, initialize: false, invalid: { id: null, message: "initialize must not be part of a batch" } };
-    if (ids.includes(c.message.id)) return { ids, initialize: false, invalid: { id: null, message: `duplicate id ${JSON.stringify(c.message.id)} in batch` } };
-    ids.push(c.message.id);
-  }
-  return { ids, initialize: false };
 }

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RpcError } from "../../src/jsonrpc/errors.ts";
 import { EraMeta, eraResult, missingCapability, readRequestMeta } from "../../src/mcp/era-meta.ts";
+import { McpServer } from "../../src/mcp/server.ts";
 
 const SUPPORTED = ["2026-07-28"];
 const meta = (m: Record<string, unknown>) => ({ _meta: m });
@@ -45,4 +46,10 @@ test("results carry resultType, serverInfo beside their own _meta, and cache hin
   });
   assert.equal(eraResult({ resultType: "input_required" }, info).resultType, "input_required");
   assert.deepEqual(missingCapability("sampling/createMessage", "sampling").data, { requiredCapabilities: { sampling: {} } });
+});
+
+test("McpServer refuses cache hints outside the schema", () => {
+  assert.throws(() => new McpServer({ name: "s", version: "1" }, { cache: { ttlMs: -1 } }), /cache.ttlMs must be a non-negative integer/);
+  assert.throws(() => new McpServer({ name: "s", version: "1" }, { cache: { ttlMs: 1.5 } }), RangeError);
+  assert.throws(() => new McpServer({ name: "s", version: "1" }, { cache: { cacheScope: "shared" as "public" } }), /cacheScope must be "public" or "private"/);
 });

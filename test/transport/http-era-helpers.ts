@@ -45,7 +45,7 @@ const NO_ARGS = { type: "object" };
 /**
  * An McpServer with: `echo {text}`; `talk` (logs at info, then answers); `greet` (asks the
  * user's name, key `name`, then greets); `two_steps` (asks `first`, then `second`); `sample`
- * (needs sampling); `toggle` (adds or removes tool `extra`); resource `test://a`; prompt
+ * (needs sampling); `pair` (asks `who` and `where`, roots, at once); `toggle` (adds or removes tool `extra`); resource `test://a`; prompt
  * `ask_prompt` (asks `topic`). Served on 127.0.0.1; `stop()` closes both.
  */
 export async function serveEra() {
@@ -68,6 +68,14 @@ export async function serveEra() {
   mcp.tool({ name: "sample", inputSchema: NO_ARGS }, async (_args, ctx) => {
     const r = await ctx.session.createMessage({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 5 }, { relatedRequestId: ctx.requestId });
     return text(`model=${r.model}`);
+  });
+  mcp.tool({ name: "pair", inputSchema: NO_ARGS }, async (_args, ctx) => {
+    const got = await ctx.session.requestInputs(
+      { who: { method: "elicitation/create", params: form("Who?", "name") }, where: { method: "roots/list", params: {} } },
+      { relatedRequestId: ctx.requestId },
+    );
+    const roots = (got.where as { roots: Array<{ uri: string }> }).roots.map((r) => r.uri);
+    return text(`${String((got.who as { content?: { name?: unknown } }).content?.name)} in ${roots.join(",")}`);
   });
   let extra: Registration | undefined;
   mcp.tool({ name: "toggle", inputSchema: NO_ARGS }, () => {

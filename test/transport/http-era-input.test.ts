@@ -91,3 +91,28 @@ test("prompts/get takes input rounds too", async () => {
   assert.equal(r2.messages[0].content.text, "About tea");
   await s.stop();
 });
+
+test("requestInputs: several inputs at once, as requests on 2025 and as one input round on 2026-07-28", async () => {
+  const s = await serveEra();
+  const caps = { elicitation: {}, roots: {} };
+  const session = await initSession(s.url, "2025-11-25", caps);
+  const post = await send(s.url, { headers: session.post(), body: call(1, "pair") });
+  await post.sse!.next(); // priming event
+  const asks = [messageOf(await post.sse!.next()), messageOf(await post.sse!.next())];
+  assert.deepEqual(asks.map((a) => a.method).sort(), ["elicitation/create", "roots/list"]);
+  for (const a of asks) {
+    const result = a.method === "roots/list" ? { roots: [{ uri: "file:///w" }] } : accept({ name: "Ada" });
+    await send(s.url, { headers: session.post(), body: { jsonrpc: "2.0", id: a.id, result } });
+  }
+  assert.equal((await bodyOf(post)).result.content[0].text, "Ada in file:///w");
+  const params = { name: "pair", arguments: {}, _meta: eraMeta(caps) };
+  const r1 = (await bodyOf(await eraPost(s.url, 2, "tools/call", params))).result;
+  assert.deepEqual(Object.keys(r1.inputRequests).sort(), ["where", "who"]);
+  const inputResponses = { who: accept({ name: "Bo" }), where: { roots: [{ uri: "file:///x" }] } };
+  const r2 = (await bodyOf(await eraPost(s.url, 3, "tools/call", { ...params, inputResponses, requestState: r1.requestState }))).result;
+  assert.equal(r2.content[0].text, "Bo in file:///x");
+  // Without the roots capability the request is refused rather than asked half.
+  const partial = await eraPost(s.url, 4, "tools/call", { ...params, _meta: eraMeta(ELICIT) });
+  assert.deepEqual(JSON.parse(partial.body).error.data, { requiredCapabilities: { roots: {} } });
+  await s.stop();
+});

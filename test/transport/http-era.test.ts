@@ -36,7 +36,7 @@ test("server/discover is served statelessly beside a 2025 session on the same en
 test("lists, reads and calls carry resultType, serverInfo and (lists, reads) cache hints; tool order is registration order", async () => {
   const s = await serveEra();
   const tools = await bodyOf(await eraPost(s.url, 1, "tools/list"));
-  assert.deepEqual(tools.result.tools.map((t: { name: string }) => t.name), ["echo", "talk", "greet", "two_steps", "sample", "toggle"]);
+  assert.deepEqual(tools.result.tools.map((t: { name: string }) => t.name), ["echo", "talk", "greet", "two_steps", "sample", "pair", "toggle"]);
   assert.deepEqual([tools.result.resultType, tools.result.ttlMs, tools.result.cacheScope], ["complete", 1000, "public"]);
   const read = await bodyOf(await eraPost(s.url, 2, "resources/read", { uri: "test://a" }));
   assert.deepEqual([read.result.contents[0].text, read.result.ttlMs], ["A", 1000]);

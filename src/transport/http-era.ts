@@ -29,16 +29,22 @@ const NAMED: Readonly<Record<string, "name" | "uri">> = {
 export function isStatelessPost(req: IncomingMessage, body: unknown): boolean {
   const version = req.headers["mcp-protocol-version"];
   if ((SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(version)) return false;
-  if ((MODERN_PROTOCOL_VERSIONS as readonly unknown[]).includes(version)) return true;
+  if (isStatelessVersionHeader(req)) return true;
   if (req.headers["mcp-session-id"] !== undefined || !isPlainObject(body) || body.method === McpMethod.Initialize) return false;
   const meta = isPlainObject(body.params) ? body.params._meta : undefined;
   return isPlainObject(meta) && meta[EraMeta.ProtocolVersion] !== undefined;
 }
 
+/** True when `MCP-Protocol-Version` names a stateless-era version this library speaks. */
+export function isStatelessVersionHeader(req: IncomingMessage): boolean {
+  return (MODERN_PROTOCOL_VERSIONS as readonly unknown[]).includes(req.headers["mcp-protocol-version"]);
+}
+
 /**
  * The reason a stateless POST's headers disagree with its body (answered 400, -32020), or
  * `undefined` when they agree. A body field that is absent is not compared: the MCP layer
- * refuses it with -32602.
+ * refuses it with -32602. A notification needs no `Mcp-Method` or `Mcp-Name` (the revision
+ * defines no header rules for them), but one it sends must match.
  */
 export function headerMismatch(req: IncomingMessage, body: unknown): string | undefined {
   const version = req.headers["mcp-protocol-version"];
@@ -50,13 +56,14 @@ export function headerMismatch(req: IncomingMessage, body: unknown): string | un
   if (typeof declared === "string" && declared !== version) {
     return `MCP-Protocol-Version header ${JSON.stringify(version)} does not match _meta protocolVersion ${JSON.stringify(declared)}`;
   }
+  const request = body.id !== undefined;
   const method = single(req, "mcp-method");
-  if (method === undefined) return "the Mcp-Method header is required";
-  if (method !== body.method) return `Mcp-Method header ${JSON.stringify(method)} does not match body method ${JSON.stringify(body.method)}`;
+  if (method === undefined && request) return "the Mcp-Method header is required";
+  if (method !== undefined && method !== body.method) return `Mcp-Method header ${JSON.stringify(method)} does not match body method ${JSON.stringify(body.method)}`;
   const field = NAMED[body.method];
   if (field === undefined) return undefined;
   const raw = single(req, "mcp-name");
-  if (raw === undefined) return `the Mcp-Name header is required for ${body.method}`;
+  if (raw === undefined) return request ? `the Mcp-Name header is required for ${body.method}` : undefined;
   const name = decodeHeaderValue(raw);
   if (name === undefined) return "the Mcp-Name header holds invalid characters or a malformed Base64 value";
   if (typeof params[field] === "string" && name !== params[field]) {

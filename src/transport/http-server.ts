@@ -28,7 +28,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { inspect, onlyId, type BodyShape } from "./http-body-shape.ts";
 import { allowsBatches, MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
-import { headerMismatch, isStatelessPost, statelessStatus } from "./http-era.ts";
+import { headerMismatch, isStatelessPost, isStatelessVersionHeader, statelessStatus } from "./http-era.ts";
 import {
   acceptsEventStream,
   acceptsJsonAndEventStream,
@@ -151,10 +151,12 @@ export class StreamableHttpServer {
           await this.post(req, res);
           return;
         case "GET":
-          this.get(req, res);
-          return;
         case "DELETE":
-          await this.delete(req, res);
+          // The stateless era has no GET stream and no session to delete.
+          if (isStatelessVersionHeader(req)) {
+            sendRpcError(res, 405, HTTP_REFUSAL_CODE, `Method Not Allowed: protocol ${header(req, "mcp-protocol-version")} is POST only`, { allow: "POST" });
+          } else if (req.method === "GET") this.get(req, res);
+          else await this.delete(req, res);
           return;
         default:
           sendRpcError(res, 405, HTTP_REFUSAL_CODE, "Method Not Allowed", { allow: this.allow });

@@ -45,7 +45,8 @@ const NO_ARGS = { type: "object" };
 /**
  * An McpServer with: `echo {text}`; `talk` (logs at info, then answers); `greet` (asks the
  * user's name, key `name`, then greets); `two_steps` (asks `first`, then `second`); `sample`
- * (needs sampling); `pair` (asks `who` and `where`, roots, at once); `toggle` (adds or removes tool `extra`); resource `test://a`; prompt
+ * (needs sampling); `hang` (waits for its signal, noting `hang:start` and
+ * `hang:aborted` in `events`); `pair` (asks `who` and `where`, roots, at once); `toggle` (adds or removes tool `extra`); resource `test://a`; prompt
  * `ask_prompt` (asks `topic`). Served on 127.0.0.1; `stop()` closes both.
  */
 export async function serveEra() {
@@ -77,6 +78,13 @@ export async function serveEra() {
     const roots = (got.where as { roots: Array<{ uri: string }> }).roots.map((r) => r.uri);
     return text(`${String((got.who as { content?: { name?: unknown } }).content?.name)} in ${roots.join(",")}`);
   });
+  const events: string[] = [];
+  mcp.tool({ name: "hang", inputSchema: NO_ARGS }, async (_args, ctx) => {
+    events.push("hang:start");
+    await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+    events.push("hang:aborted");
+    return text("never sent");
+  });
   let extra: Registration | undefined;
   mcp.tool({ name: "toggle", inputSchema: NO_ARGS }, () => {
     if (extra) extra.remove();
@@ -90,5 +98,5 @@ export async function serveEra() {
   });
   const http = new StreamableHttpServer({ onSession: (t) => mcp.connect(t) });
   const { url } = await http.listen(0);
-  return { mcp, http, url, stop: async () => (await http.close(), await mcp.close()) };
+  return { mcp, http, url, events, stop: async () => (await http.close(), await mcp.close()) };
 }

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { agent, call, initSession, JSON_POST, send } from "./http-test-helpers.ts";
+import { request } from "node:http";
+import { agent, call, initSession, JSON_POST, send, until } from "./http-test-helpers.ts";
 import { bodyOf, eraHeaders, eraMeta, eraPost, serveEra, V } from "./http-era-helpers.ts";
 
 after(() => agent.destroy());
@@ -36,7 +37,7 @@ test("server/discover is served statelessly beside a 2025 session on the same en
 test("lists, reads and calls carry resultType, serverInfo and (lists, reads) cache hints; tool order is registration order", async () => {
   const s = await serveEra();
   const tools = await bodyOf(await eraPost(s.url, 1, "tools/list"));
-  assert.deepEqual(tools.result.tools.map((t: { name: string }) => t.name), ["echo", "talk", "greet", "two_steps", "sample", "pair", "toggle"]);
+  assert.deepEqual(tools.result.tools.map((t: { name: string }) => t.name), ["echo", "talk", "greet", "two_steps", "sample", "pair", "hang", "toggle"]);
   assert.deepEqual([tools.result.resultType, tools.result.ttlMs, tools.result.cacheScope], ["complete", 1000, "public"]);
   const read = await bodyOf(await eraPost(s.url, 2, "resources/read", { uri: "test://a" }));
   assert.deepEqual([read.result.contents[0].text, read.result.ttlMs], ["A", 1000]);
@@ -141,5 +142,31 @@ test("tools/call checks Mcp-Param-* headers against the arguments (x-mcp-header)
     const r = await eraPost(s.url, 2, "tools/call", params, headers);
     assert.deepEqual([r.status, JSON.parse(r.body).id, JSON.parse(r.body).error.code], [400, 2, -32020]);
   }
+  await s.stop();
+});
+
+test("GET and DELETE with a stateless-era version are 405 (POST only); a notification POST needs no Mcp-Method", async () => {
+  const s = await serveEra();
+  for (const method of ["GET", "DELETE"]) {
+    const r = await send(s.url, { method, headers: { accept: "text/event-stream", "mcp-protocol-version": V } });
+    assert.deepEqual([r.status, r.headers.allow], [405, "POST"], method);
+  }
+  const note = await send(s.url, { headers: { ...JSON_POST, "mcp-protocol-version": V }, body: { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } } });
+  assert.equal(note.status, 202);
+  const wrong = await send(s.url, { headers: eraHeaders("notifications/progress"), body: { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } } });
+  assert.equal(wrong.status, 400);
+  await s.stop();
+});
+
+test("closing the connection of a stateless request cancels it", async () => {
+  const s = await serveEra();
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hang", arguments: {}, _meta: eraMeta() } });
+  const req = request(s.url, { method: "POST", headers: eraHeaders("tools/call", "hang") });
+  req.on("error", () => undefined);
+  req.end(body);
+  await until(() => s.events.includes("hang:start"), "the tool to start");
+  req.destroy();
+  await until(() => s.events.includes("hang:aborted"), "the tool's signal to abort");
+  await until(() => s.mcp.sessions.size === 0, "the request's session to end");
   await s.stop();
 });

@@ -64,6 +64,53 @@ export function paramHeaderMismatch(inputSchema: unknown, args: Record<string, u
   return undefined;
 }
 
+/** An HTTP field-name token (RFC 9110 5.1): what follows `Mcp-Param-`. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Types a mirrored parameter may have: `number` is excluded (its text form is not unique). */
+const MIRRORABLE = new Set(["string", "integer", "boolean"]);
+
+/**
+ * Why a tool's `inputSchema` breaks the `x-mcp-header` rules (SEP-2243), or `undefined`: each
+ * value a non-empty token, unique ignoring case, on a `string`, `integer` or `boolean`
+ * property reachable from the root through `properties` alone. Clients drop such a tool, so
+ * a server refuses to register it.
+ */
+export function xMcpHeaderProblem(inputSchema: unknown): string | undefined {
+  const seen = new Set<string>();
+  const visit = (node: unknown, onChain: boolean, at: string): string | undefined => {
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) {
+        const why = visit(item, false, `${at}/${i}`);
+        if (why) return why;
+      }
+      return undefined;
+    }
+    if (!isPlainObject(node)) return undefined;
+    const name = node["x-mcp-header"];
+    if (name !== undefined) {
+      if (!onChain) return `x-mcp-header at ${at || "/"} is not on a property reached through "properties" alone`;
+      if (typeof name !== "string" || !TOKEN.test(name)) return `x-mcp-header at ${at} must be a non-empty header token, got ${JSON.stringify(name)}`;
+      if (!MIRRORABLE.has(node.type as string)) return `x-mcp-header at ${at} is on a property of type ${JSON.stringify(node.type)} (string, integer or boolean only)`;
+      if (seen.has(name.toLowerCase())) return `x-mcp-header ${JSON.stringify(name)} is used twice (names are compared ignoring case)`;
+      seen.add(name.toLowerCase());
+    }
+    for (const [key, child] of Object.entries(node)) {
+      if (key === "properties" && isPlainObject(child) && (onChain || at === "")) {
+        for (const [prop, sub] of Object.entries(child)) {
+          const why = visit(sub, true, `${at}/properties/${prop}`);
+          if (why) return why;
+        }
+      } else {
+        const why = visit(child, false, `${at}/${key}`);
+        if (why) return why;
+      }
+    }
+    return undefined;
+  };
+  return visit(inputSchema, false, "");
+}
+
 /** Annotations reachable from the root through `properties` alone (the only place they count). */
 function annotations(schema: unknown, prefix: readonly string[]): Annotation[] {
   if (!isPlainObject(schema) || !isPlainObject(schema.properties)) return [];

@@ -5,6 +5,7 @@
  */
 import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
 import { InputRequired, InputResponseError } from "./input-round.ts";
+import { xMcpHeaderProblem } from "./param-headers.ts";
 import type { JsonRpcId } from "../jsonrpc/message.ts";
 import type { CompiledValidator } from "../schema/validate.ts";
 import type {
@@ -124,6 +125,8 @@ export class ServerRegistry {
   }
 
   addTool(def: Tool, handler: ToolHandler): Registration {
+    const problem = xMcpHeaderProblem(def.inputSchema);
+    if (problem !== undefined) throw new BridgeError("INVALID_STATE", `tool ${JSON.stringify(def.name)}: ${problem}`, { details: { tool: def.name } });
     return this.add(this.tools, def.name, { def, handler }, "tools", "tool");
   }
 

@@ -122,7 +122,8 @@ export class McpServer {
   /**
    * Registers a tool. `def` is listed exactly as given (same object, schemas untouched); its
    * `inputSchema` (and `outputSchema`) are compiled now, so arguments are validated before
-   * `handler` runs. Throws if the name is taken.
+   * `handler` runs. Throws BridgeError `INVALID_STATE` if the name is taken or an
+   * `x-mcp-header` annotation breaks its rules (see `xMcpHeaderProblem`).
    */
   tool(def: Tool, handler: ToolHandler): Registration {
     return this.registry.addTool(def, handler);

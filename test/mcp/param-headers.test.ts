@@ -1,7 +1,8 @@
 /** Mirrored header values (SEP-2243): the Base64 sentinel, and `Mcp-Param-*` checked against the arguments. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { decodeHeaderValue, paramHeaderMismatch } from "../../src/mcp/param-headers.ts";
+import { decodeHeaderValue, paramHeaderMismatch, xMcpHeaderProblem } from "../../src/mcp/param-headers.ts";
+import { McpServer } from "../../src/mcp/server.ts";
 
 const b64 = (s: string) => `=?base64?${Buffer.from(s, "utf8").toString("base64")}?=`;
 
@@ -38,4 +39,22 @@ test("paramHeaderMismatch: each present value needs its header, equal after deco
   assert.match(paramHeaderMismatch(schema, { region: "eu" }, { "mcp-param-region": "eu", "mcp-param-priority": "1" })!, /sent but arguments.priority is absent/);
   assert.equal(paramHeaderMismatch(schema, { region: "eu", priority: null }, { "mcp-param-region": "eu" }), undefined, "null is absent");
   assert.equal(paramHeaderMismatch({ type: "object" }, { anything: 1 }, {}), undefined);
+});
+
+test("xMcpHeaderProblem: the definition rules; McpServer refuses such a tool with INVALID_STATE", () => {
+  const tool = (properties: object) => ({ type: "object", properties });
+  assert.equal(xMcpHeaderProblem(schema), "x-mcp-header at /properties/listed/items is not on a property reached through \"properties\" alone");
+  assert.equal(xMcpHeaderProblem(tool({ a: { type: "string", "x-mcp-header": "A" }, b: { type: "object", properties: { c: { type: "boolean", "x-mcp-header": "C" } } } })), undefined);
+  assert.match(xMcpHeaderProblem(tool({ a: { type: "number", "x-mcp-header": "A" } }))!, /type "number"/);
+  assert.match(xMcpHeaderProblem(tool({ a: { type: "string", "x-mcp-header": "" } }))!, /non-empty header token/);
+  assert.match(xMcpHeaderProblem(tool({ a: { type: "string", "x-mcp-header": "Bad Name" } }))!, /header token/);
+  assert.match(xMcpHeaderProblem(tool({ a: { type: "string", "x-mcp-header": "X" }, b: { type: "string", "x-mcp-header": "x" } }))!, /used twice/);
+  assert.match(xMcpHeaderProblem({ type: "object", "x-mcp-header": "Root" })!, /not on a property/);
+  assert.match(xMcpHeaderProblem({ type: "object", anyOf: [tool({ a: { type: "string", "x-mcp-header": "A" } })] })!, /anyOf/);
+  const server = new McpServer({ name: "s", version: "1" });
+  assert.throws(() => server.tool({ name: "bad", inputSchema: tool({ n: { type: "number", "x-mcp-header": "N" } }) }, () => ({ content: [] })), {
+    name: "BridgeError",
+    code: "INVALID_STATE",
+    message: /tool "bad": x-mcp-header at \/properties\/n/,
+  });
 });

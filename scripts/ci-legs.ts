@@ -31,13 +31,22 @@ export const TEST_SUFFIX = ".test.ts";
 export const DEV_TEST_SUFFIX = ".dev.test.ts";
 
 /**
+ * The runner's default timeout, ms, so that no test can only hang: one that waits forever fails
+ * after this. Node 20 counts it for a whole suite and a whole file, not per test, so it is
+ * above the longest file's run on a loaded machine (the bench tests allow 180 s each); tests
+ * that need less say so themselves. `npm test` repeats it (a test compares the two).
+ * docs/decisions.md 102.
+ */
+export const TEST_TIMEOUT_MS = 600_000;
+
+/**
  * The arguments after `node` of the offline command, for a list of test files: the same runner
  * options as `npm test`, without the tsx loader and without the `*.dev.test.ts` files, as the
  * README's `node --test 'test/**\/!(*.dev).test.ts'` selects. The one place to adjust the
  * native selection.
  */
 export function nativeTestArgs(files: readonly string[]): string[] {
-  return ["--test", "--test-concurrency=2", ...files.filter((f) => !f.endsWith(DEV_TEST_SUFFIX))];
+  return ["--test", "--test-concurrency=2", `--test-timeout=${TEST_TIMEOUT_MS}`, ...files.filter((f) => !f.endsWith(DEV_TEST_SUFFIX))];
 }
 
 /** The suite's test files under `root`, relative (with `/`), sorted, as `npm test` finds them. */

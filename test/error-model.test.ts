@@ -27,6 +27,7 @@ import { PolicyError } from "../src/security/policy.ts";
 import { checkUrl } from "../src/security/url.ts";
 import { AuthError } from "../src/transport/auth-error.ts";
 import { InMemoryTransport } from "../src/transport/memory.ts";
+import { StreamableHttpServer } from "../src/transport/http-server.ts";
 import { SseServer } from "../src/transport/sse-server.ts";
 import { CommandNotFoundError, resolveCommand } from "../src/transport/stdio.ts";
 import { readFirstLine } from "../src/transport/tcp.ts";
@@ -230,6 +231,16 @@ describe("API misuse is INVALID_STATE", () => {
       await assert.rejects(sse.listen(0, "127.0.0.1"), { name: "BridgeError", code: "INVALID_STATE", message: /listen\(\) called twice/ });
     } finally {
       await sse.close();
+    }
+  });
+
+  test("StreamableHttpServer.listen twice", async () => {
+    const http = new StreamableHttpServer({ onSession: () => {} });
+    await http.listen(0, "127.0.0.1");
+    try {
+      await assert.rejects(http.listen(0, "127.0.0.1"), { name: "BridgeError", code: "INVALID_STATE", message: "StreamableHttpServer: listen() called twice" });
+    } finally {
+      await http.close();
     }
   });
 });

@@ -210,7 +210,7 @@ export class AcpTunnelTransport implements Transport {
     const envelope = this.binding.encode(outgoingDirection(this.side), this.key, request);
     const controller = new AbortController();
     const previous = this.outgoing.get(request.id);
-    previous?.abort(new Error("inner id reused"));
+    previous?.abort(new BridgeError("CANCELLED", "inner id reused"));
     this.outgoing.set(request.id, controller);
     this.link
       .request(envelope.method, envelope.params, {
@@ -235,7 +235,7 @@ export class AcpTunnelTransport implements Transport {
     if (cancelled !== undefined && controller) {
       // The inner peer has given up on it; stop waiting for the outer answer too.
       this.outgoing.delete(cancelled);
-      controller.abort(new Error("cancelled by the MCP peer"));
+      controller.abort(new BridgeError("CANCELLED", "cancelled by the MCP peer"));
     }
     await sent;
   }
@@ -254,6 +254,7 @@ export class AcpTunnelTransport implements Transport {
     try {
       this.onmessage?.(message);
     } catch (err) {
+      // Plain: the value was thrown by the caller's onmessage; it is passed on, not classified.
       this.onerror?.(err instanceof Error ? err : new Error(errorMessage(err)));
     }
   }

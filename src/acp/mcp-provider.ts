@@ -174,6 +174,7 @@ export class McpProvider {
     try {
       if (entry.session) await entry.session.close();
     } catch (err) {
+      // Plain: a report for the log, the session's own error as the cause (it has the code).
       this.report(new Error(`provider "${this.name}": closing an MCP session failed: ${errorMessage(err)}`, { cause: err }));
     }
     await entry.tunnel.close();

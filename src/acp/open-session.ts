@@ -4,6 +4,7 @@
  * knows the session id, and the reports of its servers' failures to the editor.
  */
 import type { ResolvedServerConfig, TrustLevel } from "../config/types.ts";
+import { BridgeError } from "../jsonrpc/errors.ts";
 import type { StateChange } from "../manager/events.ts";
 import { McpManager } from "../manager/manager.ts";
 import { createTransport } from "../manager/transport-factory.ts";
@@ -105,7 +106,7 @@ export class OpenSession implements ToolCallSession {
 
   close(): Promise<void> {
     this.#closed = true;
-    this.turn.abort(new Error("the session was closed"));
+    this.turn.abort(new BridgeError("CANCELLED", "the session was closed"));
     return this.manager.close();
   }
 

@@ -227,7 +227,7 @@ export class AcpMcpSessions {
       const owners = [...new Set((await s.manager.listResources()).filter((r) => r.uri === uri).map((r) => r.server))];
       if (owners.length !== 1) {
         const why = owners.length === 0 ? "no server of this session lists it" : `several servers list it (${owners.join(", ")})`;
-        throw new Error(`cannot tell which server to read ${JSON.stringify(uri.slice(0, 200))} from: ${why}; name the server`);
+        throw new BridgeError("INVALID_STATE", `cannot tell which server to read ${JSON.stringify(uri.slice(0, 200))} from: ${why}; name the server`);
       }
       target = owners[0]!;
     }
@@ -241,7 +241,7 @@ export class AcpMcpSessions {
   cancel(sessionId: string): void {
     const s = this.sessions.get(sessionId);
     if (s === undefined) return;
-    s.turn.abort(new Error("the turn was cancelled"));
+    s.turn.abort(new BridgeError("CANCELLED", "the turn was cancelled"));
     s.turn = new AbortController();
   }
 

@@ -20,7 +20,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
-import { errorMessage } from "../jsonrpc/errors.ts";
+import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
 import { readFirstLine, TcpClientTransport, TcpTransport } from "../transport/tcp.ts";
@@ -77,7 +77,7 @@ export async function runShim(options: ShimOptions): Promise<number> {
     if (!accepted) {
       accepted = isAcceptance(m);
       if (!accepted) {
-        failure = new Error(`the other end of port ${options.port} did not accept the token the way a conductor does; is it a conductor's port?`);
+        failure = new BridgeError("INVALID_MESSAGE", `the other end of port ${options.port} did not accept the token the way a conductor does; is it a conductor's port?`);
         void tcp.close();
       }
       return;
@@ -90,7 +90,7 @@ export async function runShim(options: ShimOptions): Promise<number> {
       // Any end before the acceptance line is a refusal, a reset included: a listener that
       // drops the socket while lines we sent after the greeting are still unread resets it.
       const how = reason ? ` (${reason.message})` : "";
-      failure ??= new Error(`the conductor refused this shim's token (wrong, or already used): it closed the connection without accepting it${how}`);
+      failure ??= new BridgeError("CLOSED", `the conductor refused this shim's token (wrong, or already used): it closed the connection without accepting it${how}`);
     }
     if (reason) failure ??= reason;
     log(failure ? `connection to the conductor failed: ${failure.message}` : "the conductor closed the connection");
@@ -171,6 +171,7 @@ export class ShimListener {
     const address = server.address();
     if (address === null || typeof address === "string") {
       server.close();
+      // Plain: Node gives a TCP listener an address object; this is not a state a caller can cause.
       throw new Error("shim listener: no TCP address after listen");
     }
     const listener = new ShimListener(server, address.port, randomBytes(32).toString("hex"), options);

@@ -58,9 +58,11 @@ export function newClient(connectTimeoutMs: number | undefined): McpClient {
  * `where` names a remote server in {@link ConnectedServer.target} (its URL, shown to people).
  */
 export async function connectWith(client: McpClient, transport: Transport, where = ""): Promise<ConnectedServer> {
-  const started = performance.now();
+  // process.hrtime, not performance.now(): the first use of `performance` loads perf_hooks
+  // and seven more of Node's modules, a cost every cold CLI run would pay.
+  const started = process.hrtime.bigint();
   const init = await client.connect(transport);
-  const readyMs = performance.now() - started;
+  const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
   if (transport instanceof StdioClientTransport) {
     const target = transport.resolvedCommand ?? "";
     return { client, transport, pid: transport.pid, target, init, readyMs };

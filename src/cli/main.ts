@@ -4,10 +4,15 @@
  * Inspector's CLI mode for), run the demo, the reference ACP agent, or the MCP-over-ACP shim.
  * The full synopsis is {@link USAGE}; exit codes are `ExitCode` in report.ts.
  */
-import { realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { parseArgs, UsageError } from "./args.ts";
 import type { CliIo, Terminal } from "./io.ts";
+
+// node:fs through process.getBuiltinModule, not an `import`: an ES import of node:fs makes Node
+// build the module's whole namespace, `fs.promises` included, which loads some thirty more of
+// Node's own modules (readline, os, the REPL's history...): ~2.5 ms of CPU on every cold start
+// of the CLI and of each process that only needs one function of fs (docs/decisions.md 98).
+const { realpathSync } = process.getBuiltinModule("node:fs");
 
 const USAGE = `usage: mcp-bridge <command> [options] <server>
 

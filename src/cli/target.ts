@@ -3,10 +3,7 @@
  * `--url <url>` (remote), or `--config FILE --server NAME` (an entry of a config file in any
  * format the config parsers read). All three become one {@link McpServerConfig}.
  */
-import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { MAX_CONFIG_FILE_BYTES } from "../config/parse-common.ts";
-import { formatProblem, parseJsonText, parseMcpJsonFile } from "../config/parse.ts";
 import type { McpServerConfig } from "../config/types.ts";
 import { flag, type ParsedArgs, UsageError } from "./args.ts";
 import { CliError, ExitCode } from "./report.ts";
@@ -71,9 +68,17 @@ function headerFlags(args: ParsedArgs): Record<string, string> {
  * naming the file; a missing or unknown name lists the names the file does define.
  */
 async function configServer(file: string, name: string | undefined): Promise<McpServerConfig> {
+  // Loaded only for --config: the parsers are a third of what `inspect -- <command>` would
+  // otherwise load, and node:fs/promises a dozen of Node's own modules.
+  const [{ readFile }, { MAX_CONFIG_FILE_BYTES }, { formatProblem, parseJsonText, parseMcpJsonFile }] = await Promise.all([
+    import("node:fs/promises"),
+    import("../config/parse-common.ts"),
+    import("../config/parse.ts"),
+  ]);
   let text: string;
   try {
     const bytes = await readFile(file);
+    // Plain: caught just below and reported as the CliError every read failure becomes.
     if (bytes.length > MAX_CONFIG_FILE_BYTES) throw new Error(`larger than ${MAX_CONFIG_FILE_BYTES} bytes`);
     text = bytes.toString("utf8");
   } catch (err) {

@@ -3,9 +3,14 @@
  * checkout and from `dist/src/cli/` when installed, so the file is looked for upwards rather
  * than at a fixed relative path. No relative imports: this file must work wherever it is copied.
  */
-import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+
+// node:fs through process.getBuiltinModule, not an `import`: an ES import of node:fs makes Node
+// build the module's whole namespace, `fs.promises` included, which loads some thirty more of
+// Node's own modules (readline, os, the REPL's history...): ~2.5 ms of CPU on every cold start
+// of the CLI and of each process that only needs one function of fs (docs/decisions.md 98).
+const { readFileSync } = process.getBuiltinModule("node:fs");
 
 /** How many directories above this file are searched (dist/src/cli/ is three below the root). */
 const MAX_LEVELS = 4;

@@ -12,8 +12,6 @@
  * A value may also end in a reference after a space: `"Bearer secret://env/TOKEN"`.
  * Failures throw {@link SecretError}, whose message names the reference and never a value.
  */
-import { constants as fsConstants } from "node:fs";
-import { open, stat } from "node:fs/promises";
 import { isAbsolute, resolve as resolvePath } from "node:path";
 import { BridgeError, type BridgeErrorOptions } from "../jsonrpc/errors.ts";
 import { findSecretReference } from "./credentials.ts";
@@ -137,6 +135,9 @@ export class SecretResolvers {
     const max = this.options.maxFileBytes ?? 64 * 1024;
     let bytes: Uint8Array;
     try {
+      // Loaded here, where a file is read: node:fs/promises brings a dozen of Node's own
+      // modules that a CLI start without file secrets should not pay for.
+      const { constants: fsConstants, open, stat } = await import("node:fs/promises");
       // stat first and open non-blocking: a FIFO or device must not hang or flood us.
       if (!(await stat(path)).isFile()) throw unresolved(shown, `${shown}${where} is not a regular file`);
       const handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));

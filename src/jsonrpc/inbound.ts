@@ -3,7 +3,7 @@
  * request gets no response, or the peer's `cancelledReply` at once; a throwing handler becomes
  * an error response without a stack.
  */
-import { ErrorCode, RpcError, errorMessage } from "./errors.ts";
+import { BridgeError, ErrorCode, RpcError, errorMessage } from "./errors.ts";
 import { IdTable, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from "./message.ts";
 
 /** What a request handler can do while it runs. */
@@ -88,7 +88,7 @@ export class InboundRequests {
   cancel(id: JsonRpcId): void {
     const ctx = this.running.get(id);
     if (ctx === undefined || ctx.aborted) return;
-    ctx.abort(new Error("cancelled by the requester"));
+    ctx.abort(new BridgeError("CANCELLED", "cancelled by the requester"));
     const answer = this.wiring.cancelledReply;
     if (answer === null) return;
     this.running.delete(id);

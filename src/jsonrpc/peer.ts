@@ -322,6 +322,8 @@ export class JsonRpcPeer {
   }
 
   private reportHandlerError(method: string, e: unknown): void {
+    // Plain: the fault is the handler's (the caller's code), reported for its log with the
+    // handler's error as the cause; none of our codes describes it.
     this.onerror?.(new Error(`handler for "${method}" failed: ${errorMessage(e)}`, { cause: e }));
   }
 

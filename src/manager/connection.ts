@@ -52,6 +52,11 @@ export interface ServerConnectionOptions extends PrepareOptions {
   transportFactory?: TransportFactory;
   /** Roots, sampling and elicitation offered to the server; each declared only when set. */
   clientFeatures?: ClientFeatures;
+  /**
+   * The clock, ms since the epoch: the tool cache's lifetime, the restart budget's stable time
+   * and the times events carry. Default `Date.now`; a seam for tests (docs/decisions.md 104).
+   */
+  now?: () => number;
 }
 
 /** @deprecated Renamed {@link ServerConnectionOptions}; this alias goes in the next release. */
@@ -85,7 +90,8 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
   /** The most recently created transport: its pid is the one reported. */
   #newestTransport: Transport | undefined;
   #state: ServerState = "connecting";
-  #since = Date.now();
+  readonly #now: () => number;
+  #since: number;
   #announced = false;
   #started = false;
   #closing: Promise<void> | undefined;
@@ -97,16 +103,20 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
     this.name = config.name;
     this.config = config;
     this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#since = this.#now();
     this.#restarts = new RestartBudget({
       maxRestarts: config.restartOnCrash ? config.maxRestarts : 0,
       stableAfterMs: options.stableAfterMs ?? 60_000,
       backoff: options.backoff,
+      now: this.#now,
     });
     this.#toolList = new ToolList({
       server: this.name,
       redactor: options.redactor,
       ttlMs: options.toolCacheTtlMs,
       debounceMs: options.listChangedDebounceMs,
+      now: this.#now,
       onChange: () => this.emit("toolsChanged", { server: this.name }),
       warn: (kind, message) => this.#warn(kind, message),
     });
@@ -315,19 +325,19 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
   }
 
   #log(source: "stderr" | "server" | "transport", level: string, message: string, logger?: string): void {
-    const entry = { server: this.name, source, level, message: this.#redact(message), at: Date.now() };
+    const entry = { server: this.name, source, level, message: this.#redact(message), at: this.#now() };
     this.emit("log", logger === undefined ? entry : { ...entry, logger: this.#redact(logger) });
   }
 
   #warn(kind: WarningKind, message: string): void {
-    this.emit("warning", { kind, server: this.name, message: this.#redact(message), at: Date.now() });
+    this.emit("warning", { kind, server: this.name, message: this.#redact(message), at: this.#now() });
   }
 
   #setState(to: ServerState, extra: Pick<StateChange, "attempt" | "delayMs" | "error">): void {
     const from = this.#state;
     if (from === "closed") return;
     this.#state = to;
-    this.#since = Date.now();
+    this.#since = this.#now();
     const change: StateChange = { server: this.name, from: this.#announced ? from : undefined, to, at: this.#since, ...extra };
     this.#announced = true;
     this.emit("state", change);

@@ -29,7 +29,7 @@ export class HealthMonitor {
   private failed = 0;
   private pinging = false;
 
-  private readonly options: HealthOptions;
+  private readonly options: Required<HealthOptions>;
   /** Each failed ping (`count` in a row of `limit`). */
   private readonly onFailure: (count: number, limit: number, reason: string) => void;
   /** `limit` pings in a row failed; the monitor has stopped. */
@@ -40,7 +40,7 @@ export class HealthMonitor {
     onFailure: (count: number, limit: number, reason: string) => void,
     onUnhealthy: (limit: number) => void,
   ) {
-    this.options = options;
+    this.options = { intervalMs: options.intervalMs ?? 0, timeoutMs: options.timeoutMs ?? 5_000, failures: options.failures ?? 3 };
     this.onFailure = onFailure;
     this.onUnhealthy = onUnhealthy;
   }
@@ -48,7 +48,7 @@ export class HealthMonitor {
   /** Starts watching `client` (a no-op when no interval is configured). */
   start(client: McpClient): void {
     this.stop();
-    const interval = this.options.intervalMs ?? 0;
+    const interval = this.options.intervalMs;
     if (!(interval > 0)) return;
     this.client = client;
     this.failed = 0;
@@ -66,12 +66,12 @@ export class HealthMonitor {
     if (this.pinging || client !== this.client) return;
     this.pinging = true;
     try {
-      await client.ping({ timeoutMs: this.options.timeoutMs ?? 5_000 });
+      await client.ping({ timeoutMs: this.options.timeoutMs });
       if (client === this.client) this.failed = 0;
     } catch (err) {
       if (client !== this.client) return;
       this.failed++;
-      const limit = this.options.failures ?? 3;
+      const limit = this.options.failures;
       this.onFailure(this.failed, limit, errorMessage(err));
       if (this.failed >= limit) {
         this.stop();

@@ -43,7 +43,7 @@ export const DEFAULT_MAX_SERVERS = 10;
 export const DEFAULT_MAX_TOOLS = 100;
 export const DEFAULT_READY_TIMEOUT_MS = 30_000;
 
-export interface McpManagerOptions extends Omit<ServerConnectionOptions, "redactor"> {
+export interface McpManagerOptions extends Omit<ServerConnectionOptions, "redactor" | "now"> {
   /** The session's redactor; share it with everything else that logs. Default: a new one. */
   redactor?: Redactor;
   /** Servers per manager; configs beyond it are dropped with a warning. Default 10. */

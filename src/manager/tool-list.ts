@@ -17,6 +17,8 @@ export interface ToolListOptions {
   ttlMs?: number;
   /** Wait after `tools/list_changed` before re-reading, ms. Default 100. */
   debounceMs?: number;
+  /** The cache's clock, ms. Default `Date.now`. */
+  now?: () => number;
   /** The list differs from the last one known. */
   onChange(): void;
   warn(kind: WarningKind, message: string): void;
@@ -36,14 +38,14 @@ export function redactTools(tools: readonly Tool[], redactor: Redactor): { tools
 }
 
 export class ToolList {
-  private readonly options: ToolListOptions;
+  private readonly options: ToolListOptions & { debounceMs: number };
   private readonly cache: TtlCache<"tools", Tool[]>;
   private known: readonly Tool[] | undefined;
   private debounceTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: ToolListOptions) {
-    this.options = options;
-    this.cache = new TtlCache({ ttlMs: options.ttlMs });
+    this.options = { ...options, debounceMs: options.debounceMs ?? 100 };
+    this.cache = new TtlCache({ ttlMs: options.ttlMs, now: options.now });
   }
 
   /** The last list (redacted); undefined before the first. Kept while the server restarts. */
@@ -80,7 +82,7 @@ export class ToolList {
     this.debounceTimer = setTimeout(() => {
       this.debounceTimer = undefined;
       reread();
-    }, this.options.debounceMs ?? 100);
+    }, this.options.debounceMs);
   }
 
   /** The connection is lost: the cached list goes (the last known one stays), no re-read is due. */

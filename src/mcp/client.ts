@@ -15,9 +15,10 @@ import type { JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer } from "../jsonrpc/peer.ts";
 import type { Transport } from "../jsonrpc/transport.ts";
 import { Emitter } from "../util/emitter.ts";
+import { resolveClientOptions, type ResolvedClientOptions } from "./client-options.ts";
 import type { CallOptions, ElicitationContext, McpClientEvents, McpClientOptions } from "./client-types.ts";
 import type { StructuredContentChecker } from "./output-check.ts";
-import { collectPages, type PageLimits } from "./paging.ts";
+import { collectPages } from "./paging.ts";
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -41,7 +42,7 @@ import type {
   Tool,
 } from "./types.ts";
 import { isCallToolResult, isInitializeResult, McpMethod, McpNotification } from "./types.ts";
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, allowsBatches } from "./versions.ts";
+import { allowsBatches } from "./versions.ts";
 
 export type { CallOptions, ClientHandlers, ElicitationContext, McpClientEvents, McpClientOptions } from "./client-types.ts";
 
@@ -74,7 +75,6 @@ export class UrlElicitationRequiredError extends RpcError {
   }
 }
 
-const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-bridge", version: "0.1.0" };
 
 /** URL elicitation ids remembered for their completion notice; the oldest are forgotten first. */
 const MAX_OPEN_ELICITATIONS = 256;
@@ -85,7 +85,7 @@ const MAX_REQUIRED_ELICITATIONS = 8;
 type PagedMethod = typeof McpMethod.ToolsList | typeof McpMethod.ResourcesList | typeof McpMethod.ResourcesTemplatesList | typeof McpMethod.PromptsList;
 
 export class McpClient extends Emitter<McpClientEvents> {
-  private readonly options: McpClientOptions;
+  private readonly options: ResolvedClientOptions;
   private peer: JsonRpcPeer | undefined;
   private init: InitializeResult | undefined;
   /** Created (and its module loaded) by the first listing with an output schema. */
@@ -95,7 +95,7 @@ export class McpClient extends Emitter<McpClientEvents> {
 
   constructor(options: McpClientOptions = {}) {
     super();
-    this.options = options;
+    this.options = resolveClientOptions(options);
   }
 
   /** The result of `initialize`, once connected. */
@@ -139,7 +139,7 @@ export class McpClient extends Emitter<McpClientEvents> {
     try {
       await peer.start();
       const raw = await peer.request(McpMethod.Initialize, this.initializeParams(), {
-        timeoutMs: this.options.connectTimeoutMs ?? 30_000,
+        timeoutMs: this.options.connectTimeoutMs,
         signal: options.signal,
       });
       this.init = this.checkInitializeResult(raw);
@@ -154,12 +154,12 @@ export class McpClient extends Emitter<McpClientEvents> {
 
   /** Every tool, following `nextCursor` under the page limits. Remembers output schemas. */
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
-    const tools = await collectPages<Tool>(this.pageRequester(McpMethod.ToolsList, options), "tools", this.pageLimits());
+    const tools = await collectPages<Tool>(this.pageRequester(McpMethod.ToolsList, options), "tools", this.options.pageLimits);
     if (!this.outputCheck && tools.some((t) => t.outputSchema !== undefined)) {
       const { StructuredContentChecker } = await import("./output-check.ts");
       this.outputCheck ??= new StructuredContentChecker();
     }
-    await this.outputCheck?.remember(tools);
+    this.outputCheck?.remember(tools);
     return tools;
   }
 
@@ -175,29 +175,30 @@ export class McpClient extends Emitter<McpClientEvents> {
     return this.peer
       .request(McpMethod.ToolsCall, { name, arguments: args }, {
         signal: options.signal,
-        timeoutMs: options.timeoutMs ?? this.options.toolTimeoutMs ?? 120_000,
+        timeoutMs: options.timeoutMs ?? this.options.toolTimeoutMs,
         onProgress: options.onProgress,
       })
       .then((result) => this.checkToolResult(name, result), (err: unknown) => this.refused(err, McpMethod.ToolsCall, options.signal));
   }
 
-  private checkToolResult(name: string, result: unknown): CallToolResult {
+  private checkToolResult(name: string, result: unknown): CallToolResult | Promise<CallToolResult> {
     if (!isCallToolResult(result)) {
       throw new BridgeError("INVALID_RESULT", `tools/call "${name}": result has no content array`, { details: { tool: name } });
     }
-    if (this.options.validateStructuredContent !== false) this.outputCheck?.check(name, result);
-    return result;
+    // A promise only while the validator is loading (the first checked result).
+    const loading = this.options.validateStructuredContent ? this.outputCheck?.check(name, result) : undefined;
+    return loading === undefined ? result : loading.then(() => result);
   }
 
   listResources(options: CallOptions = {}): Promise<Resource[]> {
-    return collectPages<Resource>(this.pageRequester(McpMethod.ResourcesList, options), "resources", this.pageLimits());
+    return collectPages<Resource>(this.pageRequester(McpMethod.ResourcesList, options), "resources", this.options.pageLimits);
   }
 
   listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
     return collectPages<ResourceTemplate>(
       this.pageRequester(McpMethod.ResourcesTemplatesList, options),
       "resourceTemplates",
-      this.pageLimits(),
+      this.options.pageLimits,
     );
   }
 
@@ -214,7 +215,7 @@ export class McpClient extends Emitter<McpClientEvents> {
   }
 
   listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
-    return collectPages<Prompt>(this.pageRequester(McpMethod.PromptsList, options), "prompts", this.pageLimits());
+    return collectPages<Prompt>(this.pageRequester(McpMethod.PromptsList, options), "prompts", this.options.pageLimits);
   }
 
   getPrompt(name: string, args: Record<string, string> = {}, options: CallOptions = {}): Promise<GetPromptResult> {
@@ -262,8 +263,8 @@ export class McpClient extends Emitter<McpClientEvents> {
     // Bounded: each one may become a question to the user.
     const elicitations = (Array.isArray(listed) ? listed : []).filter(isUrlElicitation).slice(0, MAX_REQUIRED_ELICITATIONS);
     for (const e of elicitations) this.rememberElicitation(e.elicitationId);
-    const handler = this.options.handlers?.elicitation;
-    if (handler === undefined || !this.declaredModes().url || elicitations.length === 0) throw new UrlElicitationRequiredError(method, err, elicitations);
+    const handler = this.options.handlers.elicitation;
+    if (handler === undefined || !this.options.elicitationModes.url || elicitations.length === 0) throw new UrlElicitationRequiredError(method, err, elicitations);
     const outcomes: ElicitResult[] = [];
     const ctx: ElicitationContext = { signal: signal ?? new AbortController().signal, requiredBy: method };
     for (const e of elicitations) outcomes.push(await handler(e, ctx));
@@ -280,9 +281,6 @@ export class McpClient extends Emitter<McpClientEvents> {
     return (cursor: string | undefined): Promise<Record<string, unknown>> => this.send(method, cursor === undefined ? {} : { cursor }, options);
   }
 
-  private pageLimits(): PageLimits {
-    return { maxPages: this.options.pageLimits?.maxPages ?? 100, maxItems: this.options.pageLimits?.maxItems ?? 10_000 };
-  }
 
   private live(): JsonRpcPeer {
     if (!this.peer || !this.init) throw notConnected();
@@ -291,19 +289,19 @@ export class McpClient extends Emitter<McpClientEvents> {
 
   private initializeParams(): JsonRpcParams {
     return {
-      protocolVersion: this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+      protocolVersion: this.options.protocolVersion,
       capabilities: this.capabilities(),
-      clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      clientInfo: this.options.clientInfo,
     };
   }
 
   private capabilities(): ClientCapabilities {
-    const h = this.options.handlers ?? {};
+    const h = this.options.handlers;
     const caps: ClientCapabilities = {};
     if (h.roots) caps.roots = this.options.rootsListChanged ? { listChanged: true } : {};
     if (h.sampling) caps.sampling = {};
     if (h.elicitation) {
-      const modes = this.declaredModes();
+      const modes = this.options.elicitationModes;
       caps.elicitation = {};
       if (modes.form) caps.elicitation.form = {};
       if (modes.url) caps.elicitation.url = {};
@@ -311,16 +309,11 @@ export class McpClient extends Emitter<McpClientEvents> {
     return caps;
   }
 
-  private declaredModes(): { form: boolean; url: boolean } {
-    const modes = this.options.elicitationModes ?? { form: true, url: true };
-    return { form: modes.form !== false, url: modes.url === true };
-  }
-
   private checkInitializeResult(raw: unknown): InitializeResult {
     if (!isInitializeResult(raw)) {
       throw new BridgeError("INVALID_RESULT", "initialize: the server's result lacks protocolVersion, capabilities or serverInfo");
     }
-    const accepted = this.options.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
+    const accepted = this.options.supportedVersions;
     if (!accepted.includes(raw.protocolVersion)) {
       throw new BridgeError(
         "UNSUPPORTED_VERSION",
@@ -332,7 +325,7 @@ export class McpClient extends Emitter<McpClientEvents> {
   }
 
   private installHandlers(peer: JsonRpcPeer): void {
-    const h = this.options.handlers ?? {};
+    const h = this.options.handlers;
     peer.setRequestHandler(McpMethod.Ping, () => ({}));
     if (h.roots) {
       const roots = h.roots;
@@ -348,7 +341,7 @@ export class McpClient extends Emitter<McpClientEvents> {
         const params = p as ElicitRequestParams;
         // The spec: a mode the client did not declare is -32602; a missing mode means form.
         const mode = typeof params?.mode === "string" ? params.mode : "form";
-        if ((mode !== "form" && mode !== "url") || !this.declaredModes()[mode]) {
+        if ((mode !== "form" && mode !== "url") || !this.options.elicitationModes[mode]) {
           throw new RpcError(ErrorCode.InvalidParams, `elicitation/create: this client did not declare ${JSON.stringify(mode)} elicitation`);
         }
         if (mode === "url") {

@@ -1,10 +1,12 @@
 /**
  * Client-side check of `structuredContent` against the `outputSchema` a tool declared in its
- * last `tools/list`. Validators are compiled once per listing.
+ * last `tools/list`. Each tool's validator is compiled at its first checked result, once per
+ * listing.
  *
- * McpClient loads this module, and it the validator, with the first listing that has an output
- * schema, not when the client is imported: many clients never meet one, and the validator is
- * the largest module of the client.
+ * McpClient loads this module with the first listing that has an output schema, and this
+ * module loads the validator with the first result it has to check, not before: many clients
+ * never call a tool with an output schema (`mcp-bridge inspect` only lists), and the validator
+ * is the largest module of the client (65 KB of the CLI's bundle).
  */
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { CompiledValidator } from "../schema/validate.ts";
@@ -18,10 +20,9 @@ export class StructuredContentChecker {
   private validator: SchemaModule | undefined;
 
   /** Remembers the output schemas of a fresh listing (replacing the previous one). */
-  async remember(tools: readonly Tool[]): Promise<void> {
+  remember(tools: readonly Tool[]): void {
     const schemas = new Map<string, unknown>();
     for (const t of tools) if (t.outputSchema !== undefined) schemas.set(t.name, t.outputSchema);
-    if (schemas.size > 0) this.validator ??= await import("../schema/validate.ts");
     this.schemas = schemas;
     this.compiled = new Map();
   }
@@ -37,18 +38,32 @@ export class StructuredContentChecker {
    * result lacks `structuredContent` or does not match, and `OUTPUT_SCHEMA_UNDECIDED` when the
    * validator could not decide within its budget (an untrusted schema too costly to check: the
    * result is withheld, as it could not be checked). Error results are exempt.
+   *
+   * Synchronous (returns undefined) once the validator is loaded; the first check that needs it
+   * returns a promise that loads it and then checks, so the call path stays free of an extra
+   * promise on every later result.
    */
-  check(tool: string, result: CallToolResult): void {
-    if (result.isError === true) return;
+  check(tool: string, result: CallToolResult): Promise<void> | undefined {
+    if (result.isError === true) return undefined;
     const schema = this.schemas.get(tool);
-    if (schema === undefined) return;
+    if (schema === undefined) return undefined;
     if (result.structuredContent === undefined) {
       throw new BridgeError("OUTPUT_SCHEMA_MISMATCH", `tool "${tool}" declares an outputSchema but returned no structuredContent`, {
         details: { tool },
       });
     }
-    // `remember` loaded the module before it stored any schema.
-    const { compileSchema, formatSchemaErrors } = this.validator!;
+    if (this.validator === undefined) {
+      return import("../schema/validate.ts").then((module) => {
+        this.validator ??= module;
+        this.checkWith(this.validator, tool, schema, result);
+      });
+    }
+    this.checkWith(this.validator, tool, schema, result);
+    return undefined;
+  }
+
+  private checkWith(validator: SchemaModule, tool: string, schema: unknown, result: CallToolResult): void {
+    const { compileSchema, formatSchemaErrors } = validator;
     let validate = this.compiled.get(tool);
     if (!validate) this.compiled.set(tool, (validate = compileSchema(schema)));
     const verdict = validate(result.structuredContent);

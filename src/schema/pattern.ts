@@ -10,6 +10,9 @@
  * Only the structure is ours: each single-character matcher (literal, class, escape, `.`) is
  * tested with V8's own RegExp of its source text, so `\p{L}` or `[^\s]` mean what they mean to
  * the engine.
+ *
+ * The plain Errors thrown while building a program ("too big", an unsupported node) never
+ * leave this file: `test` catches them and the pattern is then not run.
  */
 import { parseRegex, type ParsedRegex, type RegexNode } from "./regex-parse.ts";
 import { backtrackRisk, needsBacktracking } from "./regex-safety.ts";

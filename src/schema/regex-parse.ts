@@ -3,6 +3,7 @@
  * tree, for regex-safety.ts to judge and the matcher of pattern.ts to run. It reads only patterns the engine
  * has already compiled with the same flags, so it does not diagnose syntax errors: whatever it
  * does not expect throws, and the caller then treats the pattern as one it cannot analyse.
+ * Those throws are plain Errors: compilePattern catches every one, and none reaches a caller.
  *
  * Single-character matchers (literals, classes, escapes, `.`) keep their source text: the
  * virtual machine tests one character against the engine's own RegExp of that text, so their

@@ -325,6 +325,7 @@ export class StreamableHttpClientTransport implements Transport {
     try {
       this.onmessage?.(value);
     } catch (err) {
+      // Plain: the value was thrown by the caller's onmessage; it is passed on, not classified.
       this.onerror?.(err instanceof Error ? err : new Error(errorMessage(err)));
     }
   }

@@ -1,7 +1,9 @@
 /**
  * Which era a Streamable HTTP POST speaks, and the header checks of the stateless era
  * (2026-07-28, SEP-2243): `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` mirror the
- * body, and a mismatch is refused before any handler runs (docs/decisions.md 1-era).
+ * body, and a mismatch is refused (400 -32020) before any handler runs. Its JSON errors are
+ * 404 (-32601) or 400 (bad params or `_meta`, -32021, -32022); GET and DELETE at its version
+ * are 405 (docs/decisions.md 1-era).
  */
 import type { IncomingMessage } from "node:http";
 import { ErrorCode } from "../jsonrpc/errors.ts";
@@ -38,6 +40,13 @@ export function isStatelessPost(req: IncomingMessage, body: unknown): boolean {
 /** True when `MCP-Protocol-Version` names a stateless-era version this library speaks. */
 export function isStatelessVersionHeader(req: IncomingMessage): boolean {
   return (MODERN_PROTOCOL_VERSIONS as readonly unknown[]).includes(req.headers["mcp-protocol-version"]);
+}
+
+/** Why a stateless POST is refused before it reaches a session (answered 400), or `undefined`. */
+export function eraRefusal(req: IncomingMessage, body: unknown): { code: number; message: string } | undefined {
+  if (Array.isArray(body)) return { code: ErrorCode.InvalidRequest, message: "Invalid Request: batches are not part of protocol 2026-07-28" };
+  const mismatch = headerMismatch(req, body);
+  return mismatch === undefined ? undefined : { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${mismatch}` };
 }
 
 /**

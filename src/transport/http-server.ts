@@ -17,18 +17,15 @@
  * 503 too many sessions, each with a request in flight (else the idlest is closed instead).
  * Error bodies are JSON-RPC errors, with the request's id when the body held exactly one.
  *
- * Both eras on one endpoint: a POST of the stateless era (2026-07-28: its
- * `MCP-Protocol-Version`, or `_meta` protocolVersion with no session) gets no session id and
- * a session of its own; headers that disagree with the body get 400 -32020, and its JSON
- * errors 404 (-32601) or 400 (bad params or `_meta`, -32021, -32022). See
- * docs/decisions.md 1-era.
+ * A POST of the stateless era (2026-07-28) gets no session id and a session of its own; see
+ * http-era.ts and docs/decisions.md 1-era.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { ErrorCode } from "../jsonrpc/errors.ts";
+import { BridgeError, ErrorCode } from "../jsonrpc/errors.ts";
 import { inspect, onlyId, type BodyShape } from "./http-body-shape.ts";
 import { allowsBatches, MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
-import { headerMismatch, isStatelessPost, isStatelessVersionHeader, statelessStatus } from "./http-era.ts";
+import { eraRefusal, isStatelessPost, isStatelessVersionHeader, statelessStatus } from "./http-era.ts";
 import {
   acceptsEventStream,
   acceptsJsonAndEventStream,
@@ -78,8 +75,10 @@ export interface StreamableHttpServerOptions extends HttpGuardOptions {
 }
 
 interface SessionEntry {
+  readonly id: string;
   readonly transport: StreamableHttpSessionTransport;
-  readonly timer: ReturnType<typeof setTimeout>;
+  /** Its idle clock; see {@link StreamableHttpServer.armIdle}. */
+  timer: ReturnType<typeof setTimeout> | undefined;
   /** When it was last used, on the server's activity counter (higher is more recent). */
   lastUsed: number;
   /** Until its initialize POST is handed over: never evicted meanwhile. */
@@ -168,7 +167,7 @@ export class StreamableHttpServer {
 
   /** Listens (host default 127.0.0.1, port 0 = ephemeral) and returns the endpoint URL. */
   async listen(port = 0, host = "127.0.0.1"): Promise<{ url: URL; port: number }> {
-    if (this.server) throw new Error("StreamableHttpServer: listen() called twice");
+    if (this.server) throw new BridgeError("INVALID_STATE", "StreamableHttpServer: listen() called twice");
     this.server = createHttpServer((req, res) => void this.handle(req, res));
     return listenAt(this.server, port, host, this.path);
   }
@@ -242,15 +241,8 @@ export class StreamableHttpServer {
    * layer checks `_meta` and answers -32022 for a version it does not speak.
    */
   private async postEra(req: IncomingMessage, res: ServerResponse, value: unknown, shape: BodyShape): Promise<void> {
-    if (Array.isArray(value)) {
-      sendRpcError(res, 400, ErrorCode.InvalidRequest, "Invalid Request: batches are not part of protocol 2026-07-28");
-      return;
-    }
-    const mismatch = headerMismatch(req, value);
-    if (mismatch !== undefined) {
-      sendRpcError(res, 400, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`, undefined, onlyId(shape));
-      return;
-    }
+    const refusal = eraRefusal(req, value);
+    if (refusal !== undefined) return sendRpcError(res, 400, refusal.code, refusal.message, undefined, onlyId(shape));
     await this.serveAlone(res, value, shape, MODERN_PROTOCOL_VERSIONS[0], req);
   }
 
@@ -325,7 +317,18 @@ export class StreamableHttpServer {
   /** The session was used now: it moves to the back of the eviction order and its idle clock restarts. */
   private touch(entry: SessionEntry): void {
     entry.lastUsed = ++this.activity;
-    entry.timer.refresh();
+    this.armIdle(entry);
+  }
+
+  /**
+   * (Re)starts a session's idle clock. A new timer rather than `refresh()`: the cost is alike,
+   * and `mock.timers`, the clock the tests drive, does not implement `refresh()`
+   * (docs/decisions.md 104).
+   */
+  private armIdle(entry: SessionEntry): void {
+    clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => this.expire(entry.id), this.idleMs);
+    entry.timer.unref();
   }
 
   /**
@@ -366,10 +369,9 @@ export class StreamableHttpServer {
         if (entry?.transport === transport) this.touch(entry);
       },
     });
-    const timer = setTimeout(() => this.expire(id), this.idleMs);
-    timer.unref();
     // Registered before onSession runs, so concurrent initializes cannot overshoot maxSessions.
-    const entry: SessionEntry = { transport, timer, lastUsed: ++this.activity, opening: true };
+    const entry: SessionEntry = { id, transport, timer: undefined, lastUsed: ++this.activity, opening: true };
+    this.armIdle(entry);
     this.sessions.set(id, entry);
     return (await this.connect(transport, res)) ? entry : undefined;
   }
@@ -387,7 +389,7 @@ export class StreamableHttpServer {
     const entry = this.sessions.get(id);
     if (!entry) return;
     // An open response (a GET stream, a POST still answering) keeps the session alive.
-    if (entry.transport.busy) entry.timer.refresh();
+    if (entry.transport.busy) this.armIdle(entry);
     else void entry.transport.close();
   }
 }

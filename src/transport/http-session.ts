@@ -283,6 +283,7 @@ export class StreamableHttpSessionTransport implements Transport {
     try {
       this.onmessage?.(message);
     } catch (err) {
+      // Plain: the value was thrown by the caller's onmessage; it is passed on, not classified.
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
     }
     if (Array.isArray(message)) for (const m of message) this.noteCancel(m);

@@ -3,9 +3,15 @@
  * absolute path through the PATH of that environment (never through a shell). Also the one
  * process-group probe the stdio transport needs.
  */
-import { access, constants as fsConstants, stat } from "node:fs/promises";
+import type { Stats } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { BridgeError, type BridgeErrorOptions } from "../jsonrpc/errors.ts";
+
+// node:fs through process.getBuiltinModule, not an `import`: an ES import of node:fs makes Node
+// build the module's whole namespace, `fs.promises` included, which loads some thirty more of
+// Node's own modules (readline, os, the REPL's history...): ~2.5 ms of CPU on every cold start
+// of the CLI and of each process that only needs one function of fs (docs/decisions.md 98).
+const { access, constants: fsConstants, stat } = process.getBuiltinModule("node:fs");
 
 /** Variables passed through from our environment on every platform. */
 export const BASE_ENV_VARS: readonly string[] = [
@@ -169,19 +175,15 @@ function windowsExtensions(command: string, env: Readonly<Record<string, string>
   return exts.some((e) => lower.endsWith(e.toLowerCase())) ? ["", ...exts] : exts;
 }
 
+/** `fs.stat`, resolving with undefined where the path cannot be stat'ed. */
+function statOrUndefined(path: string): Promise<Stats | undefined> {
+  return new Promise((resolve) => stat(path, (err, info) => resolve(err === null ? info : undefined)));
+}
+
 async function checkExecutable(path: string): Promise<"ok" | "missing" | "not-executable"> {
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) return "missing";
-  } catch {
-    return "missing";
-  }
-  try {
-    await access(path, fsConstants.X_OK);
-    return "ok";
-  } catch {
-    return "not-executable";
-  }
+  const info = await statOrUndefined(path);
+  if (info === undefined || !info.isFile()) return "missing";
+  return new Promise((resolve) => access(path, fsConstants.X_OK, (err) => resolve(err === null ? "ok" : "not-executable")));
 }
 
 function findKeyIgnoringCase(
@@ -208,9 +210,5 @@ export function processGroupExists(pgid: number): boolean {
 
 /** True when `dir` exists and is a directory (checked before spawning, for a clear error). */
 export async function isDirectory(dir: string): Promise<boolean> {
-  try {
-    return (await stat(dir)).isDirectory();
-  } catch {
-    return false;
-  }
+  return (await statOrUndefined(dir))?.isDirectory() === true;
 }

@@ -186,6 +186,7 @@ export class SseClientTransport implements Transport {
     try {
       this.onmessage?.(value);
     } catch (err) {
+      // Plain: the value was thrown by the caller's onmessage; it is passed on, not classified.
       this.onerror?.(err instanceof Error ? err : new Error(errorMessage(err)));
     }
   }

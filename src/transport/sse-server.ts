@@ -123,6 +123,7 @@ export class SseSessionTransport implements Transport {
     try {
       this.onmessage?.(message);
     } catch (err) {
+      // Plain: the value was thrown by the caller's onmessage; it is passed on, not classified.
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
     }
   }

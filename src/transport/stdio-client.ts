@@ -130,6 +130,7 @@ export class StdioClientTransport implements Transport {
     const env = buildChildEnv({ env: this.options.env, inheritEnv: this.options.inheritEnv });
     let resolved: string;
     try {
+      // Plain: caught just below and reported as SPAWN_FAILED, like a failed command lookup.
       if (!(await isDirectory(cwd))) throw new Error(`working directory "${cwd}" does not exist`);
       resolved = await resolveCommand(command, { cwd, env });
     } catch (err) {

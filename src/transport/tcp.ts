@@ -189,6 +189,15 @@ export interface TcpClientTransportOptions extends Omit<TcpTransportOptions, "in
   maxRetryDelayMs?: number;
   /** Written as the first line, before any message (for example `{"token": "..."}`). */
   greeting?: unknown;
+  /**
+   * Waits out the delay before a retry. Default a `setTimeout` of `ms`. A seam for tests, which
+   * resolve it on cue instead of racing the clock (docs/decisions.md 104).
+   */
+  delay?: (ms: number) => Promise<void>;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Connection errors worth another attempt: nobody listening yet, or the listener is busy. */
@@ -204,7 +213,7 @@ const RETRYABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EADDRNOTA
  * ```
  */
 export class TcpClientTransport extends TcpTransport {
-  private readonly target: Required<Pick<TcpClientTransportOptions, "host" | "port" | "connectAttempts" | "retryDelayMs" | "maxRetryDelayMs">>;
+  private readonly target: Required<Pick<TcpClientTransportOptions, "host" | "port" | "connectAttempts" | "retryDelayMs" | "maxRetryDelayMs" | "delay">>;
   private readonly greeting: unknown;
 
   constructor(options: TcpClientTransportOptions) {
@@ -220,6 +229,7 @@ export class TcpClientTransport extends TcpTransport {
       connectAttempts: attempts,
       retryDelayMs: options.retryDelayMs ?? 50,
       maxRetryDelayMs: options.maxRetryDelayMs ?? 1000,
+      delay: options.delay ?? sleep,
     };
     this.greeting = options.greeting;
   }
@@ -257,7 +267,7 @@ export class TcpClientTransport extends TcpTransport {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === undefined || !RETRYABLE.has(code) || attempt === connectAttempts) break;
       }
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await this.target.delay(delay);
       delay = Math.min(delay * 2, this.target.maxRetryDelayMs);
     }
     const why = this.life.ending ? "closed before it connected" : `connect failed: ${errorMessage(lastError)}`;

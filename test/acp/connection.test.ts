@@ -5,7 +5,8 @@ import { AcpAgentConnection, negotiateAcpVersion, sessionNotFound, type Agent, t
 import type { JsonRpcMessage } from "../../src/jsonrpc/message.ts";
 import { InMemoryTransport } from "../../src/transport/memory.ts";
 import type { CancelNotification, PromptRequest } from "../../src/acp/types.ts";
-import { pair, rpcError, until } from "./helpers.ts";
+import { pair, rpcError } from "./helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 /** A small agent that records what reached it. */
 function recorder(overrides: Partial<Agent> = {}) {
@@ -108,13 +109,13 @@ test("$/cancel_request answers the request at once with -32800 and aborts its ha
     await p.editor.request("initialize", init);
     const controller = new AbortController();
     const pending = p.editor.request("session/prompt", { sessionId: "s1", prompt: [] }, { signal: controller.signal });
-    await until(() => signal !== undefined);
+    await until(() => signal !== undefined, "the handler to start");
     // The editor peer gives up locally and sends $/cancel_request; the answer that comes back
     // is -32800 (counted as a late response by the editor peer).
     controller.abort();
     await assert.rejects(pending, { code: "CANCELLED" });
-    await until(() => signal!.aborted, 5_000, "the handler's signal to abort");
-    await until(() => p.editor.stats.lateResponses === 1, 5_000, "the -32800 answer");
+    await until(() => signal!.aborted, "the handler's signal to abort");
+    await until(() => p.editor.stats.lateResponses === 1, "the -32800 answer");
   } finally {
     await p.close();
   }
@@ -133,7 +134,7 @@ test("a cancelled request is answered -32800 even when the requester keeps waiti
     await p.editor.request("initialize", init);
     // Sent by hand, as the ACP SDK does: the id is known, and the requester waits for an answer.
     const answer = p.editor.request("session/new", { cwd: "/tmp", mcpServers: [] });
-    await until(() => started);
+    await until(() => started, "the handler to start");
     // The editor peer numbered its requests 1 (initialize) and 2 (session/new).
     await p.editor.notify("$/cancel_request", { requestId: 2 });
     const err = await rpcError(answer);
@@ -195,7 +196,7 @@ test("session/cancel reaches the agent; a malformed one is dropped; errors throw
     await p.editor.request("initialize", init);
     await p.editor.notify("session/cancel", { sessionId: "s1" });
     await p.editor.notify("session/cancel", {});
-    await until(() => seen.some((s) => s.method === "session/cancel"));
+    await until(() => seen.some((s) => s.method === "session/cancel"), "session/cancel to reach the agent");
     await p.editor.request("initialize", init); // a round trip: the malformed cancel was handled by now
     assert.deepEqual(seen.filter((s) => s.method === "session/cancel").map((s) => s.params), [{ sessionId: "s1" }]);
     const notFound = await rpcError(p.editor.request("session/close", { sessionId: "gone" }));
@@ -229,14 +230,14 @@ test("extension methods: own handlers first, then onExtMethod / onExtNotificatio
     assert.equal((await p.editor.request<{ via: string }>("_mcp/client_to_server/request", {})).via, "agent");
     await p.editor.notify("_mcp/client_to_server/notification", { url: "acp:1" });
     await p.editor.notify("_vendor/ping", { b: 2 });
-    await until(() => forwarded.length === 1 && ext.length === 1);
+    await until(() => forwarded.length === 1 && ext.length === 1, "the notification to be forwarded and the extension one to arrive");
     assert.deepEqual(ext, [{ method: "_vendor/ping", params: { b: 2 } }]);
 
     // The other direction: the agent's requests and notifications reach the editor.
     p.editor.setRequestHandler("_mcp/server_to_client/request", (params) => ({ message: params }));
     assert.deepEqual(await p.connection.request("_mcp/server_to_client/request", { url: "acp:1" }), { message: { url: "acp:1" } });
     await p.connection.notify("_mcp/server_to_client/notification", { url: "acp:1" });
-    await until(() => p.notes.some((n) => n.method === "_mcp/server_to_client/notification"));
+    await until(() => p.notes.some((n) => n.method === "_mcp/server_to_client/notification"), "the _mcp/server_to_client/notification");
   } finally {
     await p.close();
   }
@@ -248,7 +249,7 @@ test("sessionUpdate and requestPermission reach the editor; an aborted question 
   try {
     await p.editor.request("initialize", init);
     await p.connection.sessionUpdate("s1", { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } });
-    await until(() => p.updates.length === 1);
+    await until(() => p.updates.length === 1, "the session update");
     assert.deepEqual(p.updates[0], { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } } });
 
     const asked: unknown[] = [];
@@ -268,7 +269,7 @@ test("sessionUpdate and requestPermission reach the editor; an aborted question 
     const waiting = p.connection.requestPermission(question, { signal: controller.signal });
     controller.abort();
     await assert.rejects(waiting, { code: "CANCELLED" });
-    await until(() => p.notes.some((n) => n.method === "$/cancel_request"));
+    await until(() => p.notes.some((n) => n.method === "$/cancel_request"), "$/cancel_request to reach the editor");
     assert.equal(typeof (p.notes.find((n) => n.method === "$/cancel_request")!.params as { requestId: unknown }).requestId, "number");
   } finally {
     await p.close();
@@ -284,7 +285,7 @@ test("the end of the connection aborts running handlers, resolves `closed` and c
   p.connection.onclose = (reason) => (closedWith = reason);
   await p.editor.request("initialize", init);
   void p.editor.request("session/prompt", { sessionId: "s1", prompt: [] }).catch(() => undefined);
-  await until(() => signal !== undefined);
+  await until(() => signal !== undefined, "the handler to start");
   await p.editor.close();
   await p.connection.closed;
   assert.equal(signal!.aborted, true);

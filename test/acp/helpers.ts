@@ -37,15 +37,6 @@ export async function pair(agent: Agent | ((c: AcpAgentConnection) => Agent), lo
   return { connection, editor, updates, notes, close: () => editor.close() };
 }
 
-/** Resolves when `check()` holds, polling; rejects after `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** The code (and data) of a rejected request. */
 export async function rpcError(promise: Promise<unknown>): Promise<{ code: number; message: string; data: unknown }> {
   try {

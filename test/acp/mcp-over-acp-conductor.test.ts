@@ -17,6 +17,7 @@ import { JsonRpcPeer, type PeerOptions } from "../../src/jsonrpc/peer.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import { InMemoryTransport } from "../../src/transport/memory.ts";
 import { TcpClientTransport } from "../../src/transport/tcp.ts";
+import { until } from "../helpers/wait.ts";
 
 const ACP_PEER: PeerOptions = { cancelMethod: "$/cancel_request", cancelParams: (id) => ({ requestId: id }), progressMethod: null };
 
@@ -114,7 +115,7 @@ describe("conductor, agent with the capability", { timeout: 60_000 }, () => {
     await r.editor.request("session/close", { sessionId });
     assert.deepEqual(r.provider.keys(), [], "the session's declaration was released");
     assert.ok(r.events.some((e) => e.type === "session-ended" && e.sessionId === "s1"));
-    await assert.rejects(client.listTools(), (e: RpcError) => e.code === -32002);
+    await assert.rejects(client.listTools(), { name: "RpcError", code: -32002 });
     await client.close();
     await r.close();
   });
@@ -136,7 +137,7 @@ describe("conductor, agent with the capability", { timeout: 60_000 }, () => {
     assert.equal(r.provider.keys().length, 1, "the first declaration was released, the new one is live");
     assert.deepEqual(await r.agent.request("_mcp/client_to_server/request", ping), expected);
     await r.editor.request("session/close", { sessionId: "s1" });
-    await assert.rejects(r.agent.request("_mcp/client_to_server/request", ping), (e: RpcError) => e.code === -32002);
+    await assert.rejects(r.agent.request("_mcp/client_to_server/request", ping), { name: "RpcError", code: -32002 });
     await r.close();
   });
 
@@ -148,11 +149,9 @@ describe("conductor, agent with the capability", { timeout: 60_000 }, () => {
     // The agent's first request of its own, so id 1; sent by hand, the agent waits for an answer.
     const call = r.agent.request("_mcp/client_to_server/request", { url: "acp:editor-1", message: { jsonrpc: "2.0", id: 3, method: "ping" } });
     const answered = assert.rejects(call, { code: -32800, message: "Request cancelled", data: { requestId: 1 } });
-    const deadline = Date.now() + 10_000;
-    while (editorSignal === undefined && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
+    await until(() => editorSignal !== undefined, "the editor's handler to start");
     await r.agent.notify("$/cancel_request", { requestId: 1 });
-    while (editorSignal?.aborted !== true && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
-    assert.equal(editorSignal?.aborted, true, "the editor's handler was cancelled through its own $/cancel_request");
+    await until(() => editorSignal?.aborted === true, "the editor's handler to be cancelled through its own $/cancel_request");
     await answered;
     await r.close();
   });
@@ -232,8 +231,8 @@ describe("conductor forwarding", { timeout: 60_000 }, () => {
     r.editor.setRequestHandler("session/request_permission", () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }));
     const answer = await r.agent.request("session/request_permission", { sessionId: "s", toolCall: { toolCallId: "t" }, options: [] });
     assert.deepEqual(answer, { outcome: { outcome: "selected", optionId: "allow_once" } });
-    await assert.rejects(r.editor.request("fails", {}), (e: RpcError) => e.code === -32002 && (e.data as { sessionId: string }).sessionId === "zz");
-    await assert.rejects(r.editor.request("no/such/method", {}), (e: RpcError) => e.code === -32601);
+    await assert.rejects(r.editor.request("fails", {}), { name: "RpcError", code: -32002, data: { sessionId: "zz" } });
+    await assert.rejects(r.editor.request("no/such/method", {}), { name: "RpcError", code: -32601 });
 
     await r.editor.notify("session/cancel", { sessionId: "s1" });
     const controller = new AbortController();
@@ -241,8 +240,7 @@ describe("conductor forwarding", { timeout: 60_000 }, () => {
     await r.slowStarted;
     controller.abort();
     await assert.rejects(slow);
-    const deadline = Date.now() + 10_000;
-    while (r.seen.cancelled.length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
+    await until(() => r.seen.cancelled.length > 0, "the agent's handler to be cancelled");
     assert.deepEqual(r.seen.cancelled, ["slow"], "the agent's handler was cancelled through $/cancel_request");
     assert.ok(r.seen.notifications.includes("session/cancel"));
     await r.close();
@@ -256,8 +254,7 @@ describe("conductor forwarding", { timeout: 60_000 }, () => {
     await r.slowStarted;
     await r.editor.notify("$/cancel_request", { requestId: 2 });
     await assert.rejects(slow, { code: -32800, message: "Request cancelled", data: { requestId: 2 } });
-    const deadline = Date.now() + 10_000;
-    while (r.seen.cancelled.length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 2));
+    await until(() => r.seen.cancelled.length > 0, "the agent's handler to be cancelled");
     assert.deepEqual(r.seen.cancelled, ["slow"], "the agent's handler was cancelled through its own $/cancel_request");
     await r.close();
   });

@@ -17,6 +17,7 @@ import { defaultShimCommand, runShim, SHIM_ACCEPTED, SHIM_TOKEN_ENV, ShimBridge,
 import { McpClient } from "../../src/mcp/client.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { alive, reap, ROOT } from "../e2e/helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 /** Connects, writes `lines`, and resolves with what came back once the socket closed (or the connect error). */
 function knock(port: number, lines: string[]): Promise<{ received: string; error?: string }> {
@@ -32,15 +33,6 @@ function knock(port: number, lines: string[]): Promise<{ received: string; error
 }
 
 const INITIALIZE = `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "intruder", version: "1" } } })}\n`;
-
-/** Waits for a condition; fails (instead of hanging) when it never comes. */
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe("ShimListener", { timeout: 60_000 }, () => {
   test("a wrong, missing or malformed token is closed without a byte; the right one is accepted once", async () => {

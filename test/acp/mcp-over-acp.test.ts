@@ -14,17 +14,9 @@ import { JsonRpcPeer, type PeerOptions } from "../../src/jsonrpc/peer.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import type { McpServer } from "../../src/mcp/server.ts";
 import { InMemoryTransport } from "../../src/transport/memory.ts";
+import { until } from "../helpers/wait.ts";
 
 const ACP_PEER: PeerOptions = { cancelMethod: "$/cancel_request", cancelParams: (id) => ({ requestId: id }), progressMethod: null };
-
-/** Waits for a condition; fails (instead of hanging) when it never comes. */
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 /** An agent (MCP client side) and a provider joined by one in-memory ACP connection. */
 async function rig(server: McpServer = createEchoServer()) {
@@ -210,7 +202,7 @@ describe("McpClient over the tunnel to an McpProvider", { timeout: 60_000 }, () 
     const call = client.callTool("wait", {}, { signal: controller.signal });
     await running;
     controller.abort();
-    await assert.rejects(call, (e: BridgeError) => e.code === "CANCELLED");
+    await assert.rejects(call, { name: "BridgeError", code: "CANCELLED" });
     await until(() => stopped.length > 0 && r.agentPeer.pendingCount === 0, "the handler to stop and the outer request to settle");
     assert.deepEqual(stopped, ["aborted"]);
     assert.equal(r.router.get(r.key)!.pendingCount, 0);
@@ -225,13 +217,13 @@ describe("McpClient over the tunnel to an McpProvider", { timeout: 60_000 }, () 
       r.agentPeer.request(DRAFT_METHODS.clientToServerRequest, { url: "acp:nobody", message: inner }),
       (e: RpcError) => e.code === -32002 && (e.data as { url: string }).url === "acp:nobody" && /no MCP server is declared at acp:nobody/.test(e.message),
     );
-    await assert.rejects(r.agentPeer.request(DRAFT_METHODS.clientToServerRequest, { url: r.key }), (e: RpcError) => e.code === -32602);
+    await assert.rejects(r.agentPeer.request(DRAFT_METHODS.clientToServerRequest, { url: r.key }), { name: "RpcError", code: -32602 });
     await assert.rejects(
       r.agentPeer.request(DRAFT_METHODS.clientToServerRequest, { url: r.key, message: { jsonrpc: "2.0", method: "x" } }),
       (e: RpcError) => e.code === -32602,
     );
     // The provider answers only client_to_server envelopes.
-    await assert.rejects(r.agentPeer.request(DRAFT_METHODS.serverToClientRequest, { url: r.key, message: inner }), (e: RpcError) => e.code === -32601);
+    await assert.rejects(r.agentPeer.request(DRAFT_METHODS.serverToClientRequest, { url: r.key, message: inner }), { name: "RpcError", code: -32601 });
     // The agent side refuses server_to_client envelopes for tunnels it never opened.
     await assert.rejects(
       r.providerPeer.request(DRAFT_METHODS.serverToClientRequest, { url: "acp:other", message: inner }),
@@ -243,7 +235,7 @@ describe("McpClient over the tunnel to an McpProvider", { timeout: 60_000 }, () 
 
     // McpClient through an undeclared key: the handshake fails with the same code.
     const client = new McpClient();
-    await assert.rejects(client.connect(r.router.open("acp:nobody")), (e: RpcError) => e.code === -32002);
+    await assert.rejects(client.connect(r.router.open("acp:nobody")), { name: "RpcError", code: -32002 });
     await r.close();
   });
 
@@ -259,7 +251,7 @@ describe("McpClient over the tunnel to an McpProvider", { timeout: 60_000 }, () 
     await r.provider.release(r.key);
     assert.equal(r.server.sessions.size, 0);
     assert.equal(r.provider.owns(r.key), false);
-    await assert.rejects(second.listTools(), (e: RpcError) => e.code === -32002);
+    await assert.rejects(second.listTools(), { name: "RpcError", code: -32002 });
     await second.close();
     await r.close();
   });
@@ -273,7 +265,7 @@ describe("McpClient over the tunnel to an McpProvider", { timeout: 60_000 }, () 
     await r.router.close(new BridgeError("CLOSED", "ACP connection ended"));
     assert.equal(ended.length, 1);
     assert.match(String(ended[0]?.message), /ACP connection ended/);
-    assert.throws(() => r.router.open(r.key), (e: BridgeError) => e.code === "CLOSED");
+    assert.throws(() => r.router.open(r.key), { name: "BridgeError", code: "CLOSED" });
     await r.close();
   });
 });

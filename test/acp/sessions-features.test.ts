@@ -13,7 +13,8 @@ import type { Agent } from "../../src/acp/connection.ts";
 import { AcpMcpSessions, type AcpMcpSessionsOptions, type SessionRequestContext } from "../../src/acp/sessions.ts";
 import { alive } from "../e2e/helpers.ts";
 import { fixtureEntry } from "../e2e/acp-helpers.ts";
-import { pair, until } from "./helpers.ts";
+import { pair } from "./helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "acp-features-"));
 const app = join(dir, "app");
@@ -71,7 +72,7 @@ test("sampling and elicitation go to the agent's handlers with the session and t
     assert.deepEqual(await call("elicit", { mode: "url" }), { action: "accept" });
     assert.match((await call("needs_auth") as { error: string }).error, /requires 1 URL elicitation\(s\) first \(auth\.example\.com\)/);
     assert.equal(await call("finish_auth"), "done");
-    await until(() => completed.length === 1);
+    await until(() => completed.length === 1, "the completion notice");
     assert.deepEqual(
       asked.map(([what, ctx]) => [what, ctx.sessionId, ctx.server, ctx.requiredBy]),
       [

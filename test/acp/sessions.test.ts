@@ -7,7 +7,8 @@ import type { SessionUpdate } from "../../src/acp/types.ts";
 import { RpcError } from "../../src/jsonrpc/errors.ts";
 import { McpServer } from "../../src/mcp/server.ts";
 import { memConfig, memoryServers, type Faults, type MemoryServers } from "../manager/helpers.ts";
-import { pair, rpcError, until, type Pair } from "./helpers.ts";
+import { pair, rpcError, type Pair } from "./helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 /** A server with tools of every kind the reporting distinguishes. */
 function toolServer(): McpServer {
@@ -146,7 +147,7 @@ test("callTool reports pending, in_progress, then completed with content, or fai
     assert.equal(bad.isError, true);
     const unknown = await s.sessions.callTool("a", "mcp__m__nope", {});
     assert.equal(unknown.isError, true);
-    await until(() => s.kinds("a").filter((k) => k.startsWith("tool_call")).length === 9);
+    await until(() => s.kinds("a").filter((k) => k.startsWith("tool_call")).length === 9, "nine tool_call updates");
     const calls = updatesOf(s, "a").filter((u) => u.sessionUpdate.startsWith("tool_call"));
     assert.deepEqual(calls.slice(0, 3), [
       { sessionUpdate: "tool_call", toolCallId: "call_1", title: "look (m)", name: "mcp__m__look", kind: "read", status: "pending", rawInput: { q: 1 } },
@@ -178,6 +179,11 @@ test("the editor's servers' text is marked untrusted by default; wrapClientServe
     assert.equal((await s.sessions.callTool("a", "mcp__own__echo", { text: "hi" })).text, "hi");
     const read = await s.sessions.readResource("a", "mem://note", "m");
     assert.match((read.result.contents[0] as { text: string }).text, /<untrusted-content/);
+    await assert.rejects(s.sessions.readResource("a", "mem://nowhere"), {
+      name: "BridgeError",
+      code: "INVALID_STATE",
+      message: 'cannot tell which server to read "mem://nowhere" from: no server of this session lists it; name the server',
+    });
     await plain.sessions.open("b", { cwd: "/tmp", mcpServers: [http("m")] });
     assert.equal((await plain.sessions.callTool("b", "mcp__m__echo", { text: "hi" })).text, "hi");
   } finally {
@@ -214,7 +220,7 @@ test("untrusted tools ask the editor first: allow_always is remembered, reject_a
     assert.equal(s.asked.length, 4, "reject_once and allow_once are asked each time");
 
     // A call that was refused never went in progress: pending, then failed.
-    await until(() => s.kinds("a").filter((k) => k.startsWith("tool_call")).length >= 15);
+    await until(() => s.kinds("a").filter((k) => k.startsWith("tool_call")).length >= 15, "fifteen tool_call updates");
     const wipe = updatesOf(s, "a").filter((u) => "toolCallId" in u && u.toolCallId === "call_3");
     assert.deepEqual(wipe.map((u) => ("status" in u ? u.status : undefined)), ["pending", "failed"]);
     assert.equal((wipe[0] as { kind: string }).kind, "delete");
@@ -230,7 +236,7 @@ test("a failing server is reported to the editor after open (a notice when the c
   try {
     await s.sessions.open("a", { cwd: "/tmp", mcpServers: [http("dead", { headers: [{ name: "X-Key", value: "hush-1234567890" }] }), http("live")] });
     assert.equal(s.updates.length, 0, "nothing before the session/new answer could be written");
-    await until(() => s.updates.length >= 1);
+    await until(() => s.updates.length >= 1, "a session update");
     const report = updatesOf(s, "a")[0] as { sessionUpdate: string; content: { text: string } };
     assert.equal(report.sessionUpdate, "agent_message_chunk");
     assert.match(report.content.text, /MCP server "dead" is unavailable/);
@@ -238,7 +244,7 @@ test("a failing server is reported to the editor after open (a notice when the c
     assert.equal((await s.sessions.callTool("a", "mcp__live__echo", { text: "ok" })).isError, false);
 
     await n.sessions.open("b", { cwd: "/tmp", mcpServers: [http("dead")] });
-    await until(() => n.updates.length >= 1);
+    await until(() => n.updates.length >= 1, "a session update");
     const notice = updatesOf(n, "b")[0] as { sessionUpdate: string; severity: string; title: string; description: string };
     assert.deepEqual([notice.sessionUpdate, notice.severity, notice.title], ["notice", "warning", 'MCP server "dead" is unavailable']);
     assert.match(notice.description, /cannot be used in this session/);
@@ -248,17 +254,36 @@ test("a failing server is reported to the editor after open (a notice when the c
   }
 });
 
-test("open is bounded by startupTimeoutMs and the first prompt's wait by firstPromptWaitMs; a hung server does not block them", async () => {
+test("open is bounded by startupTimeoutMs and the first prompt's wait by firstPromptWaitMs; a hung server does not block them", async (t) => {
+  // Timers are mocked: the 100 ms bounds end when the test moves time, once "live" is ready, so
+  // it cannot miss them on a slow machine. Waits poll with setImmediate.
+  t.mock.timers.enable({ apis: ["setTimeout"] });
   const s = await setup({ startupTimeoutMs: 100, firstPromptWaitMs: 100 }, { mute: (name) => name === "hung" });
+  const settledWhileTicking = async <T>(promise: Promise<T>, what: string): Promise<T> => {
+    let done = false;
+    void promise.then(() => (done = true), () => (done = true));
+    await until(() => done || (t.mock.timers.tick(100), false), what, { spin: true });
+    return promise;
+  };
+  const liveReady = () => {
+    try {
+      return s.sessions.status("a").some((st) => st.name === "live" && st.state === "ready");
+    } catch {
+      return false; // the session is not registered yet
+    }
+  };
   try {
-    await s.sessions.open("a", { cwd: "/tmp", mcpServers: [http("hung"), http("live")] });
+    const opening = s.sessions.open("a", { cwd: "/tmp", mcpServers: [http("hung"), http("live")] });
+    await until(liveReady, "the live server to be ready", { spin: true });
+    await settledWhileTicking(opening, "open to return");
     const states = Object.fromEntries(s.sessions.status("a").map((st) => [st.name, st.state]));
     assert.deepEqual(states, { hung: "connecting", live: "ready" });
-    const signal = await s.sessions.ready("a");
+    const signal = await settledWhileTicking(s.sessions.ready("a"), "the first prompt's wait to end");
     assert.equal(signal.aborted, false);
     assert.ok(s.logs.some((l) => l.includes("still starting after the wait: hung")));
-    assert.deepEqual((await s.sessions.tools("a")).map((t) => t.server).filter((v, i, a) => a.indexOf(v) === i), ["live"]);
+    assert.deepEqual((await s.sessions.tools("a")).map((tool) => tool.server).filter((v, i, a) => a.indexOf(v) === i), ["live"]);
   } finally {
+    t.mock.timers.reset();
     await s.close();
   }
 });
@@ -272,13 +297,13 @@ test("cancel aborts the session's calls in flight (the server gets notifications
     const call = s.sessions.callTool("a", "mcp__m__slow", {});
     const other = s.sessions.callTool("b", "mcp__m__slow", {});
     const procA = () => s.servers.processes.get("m")![0]!;
-    await until(() => procA().received.some((m) => "method" in m && m.method === "tools/call"));
+    await until(() => procA().received.some((m) => "method" in m && m.method === "tools/call"), "tools/call to reach the server");
     await s.editor.notify("session/cancel", { sessionId: "a" });
     const result = await call;
     assert.equal(result.isError, true);
     assert.equal(result.failure?.kind, "cancelled");
     assert.equal(signal.aborted, true);
-    await until(() => procA().received.some((m) => "method" in m && m.method === "notifications/cancelled"));
+    await until(() => procA().received.some((m) => "method" in m && m.method === "notifications/cancelled"), "notifications/cancelled to reach the server");
     // The next turn gets a fresh signal; session b's call is still running.
     assert.equal((await s.sessions.ready("a")).aborted, false);
     const procB = s.servers.processes.get("m")![1]!;
@@ -366,7 +391,7 @@ test("the editor's tool-call display shows the server's text as sent; only the m
     assert.match(nonce(first.text) ?? "", /^[0-9a-f]{32}$/);
     assert.match(nonce(second.text) ?? "", /^[0-9a-f]{32}$/);
     assert.notEqual(nonce(first.text), nonce(second.text));
-    await until(() => s.kinds("a").filter((k) => k === "tool_call_update").length === 4);
+    await until(() => s.kinds("a").filter((k) => k === "tool_call_update").length === 4, "four tool_call_update updates");
     const shown = updatesOf(s, "a").filter((u) => u.sessionUpdate === "tool_call_update" && "content" in u);
     assert.deepEqual(shown.map((u) => ("content" in u ? u.content : undefined)), [
       [{ type: "content", content: { type: "text", text: "hi" } }],

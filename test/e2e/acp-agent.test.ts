@@ -14,8 +14,9 @@ import { StreamableHttpServer } from "../../src/transport/http-server.ts";
 import { SseServer } from "../../src/transport/sse-server.ts";
 import { createEchoServer } from "../../fixtures/servers/echo.ts";
 import { alive, ROOT } from "./helpers.ts";
-import { eventually } from "./manager-helpers.ts";
+import {  } from "./manager-helpers.ts";
 import { fixtureEntry, INIT, messagesText, prompt, startAgent } from "./acp-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 let httpServer: StreamableHttpServer;
 let sseServer: SseServer;
@@ -62,9 +63,9 @@ test("session/new with stdio, http and sse servers plus a broken one: the broken
     assert.equal(httpServer.sessionCount, 1);
     assert.equal(sseServer.sessionCount, 1);
 
-    await eventually(() => /MCP server "broken" is unavailable/.test(messagesText(agent.updatesOf(sessionId))), 10_000, "the broken server's report");
+    await until(() => /MCP server "broken" is unavailable/.test(messagesText(agent.updatesOf(sessionId))), "the broken server's report");
     // Queued updates (like the report above) and the command list leave in separate writes.
-    await eventually(() => agent.updatesOf(sessionId).some((u) => u.sessionUpdate === "available_commands_update"), 10_000, "the command list");
+    await until(() => agent.updatesOf(sessionId).some((u) => u.sessionUpdate === "available_commands_update"), "the command list");
 
     assert.equal(await prompt(agent, sessionId, "/tools"), "end_turn");
     const listing = messagesText(agent.updatesOf(sessionId));
@@ -106,7 +107,7 @@ test("session/new with stdio, http and sse servers plus a broken one: the broken
     // session/close: the stdio child is gone, the HTTP and SSE sessions are closed.
     assert.deepEqual(await agent.editor.request("session/close", { sessionId }), {});
     assert.equal(alive(localPid), false);
-    await eventually(() => httpServer.sessionCount === 0 && sseServer.sessionCount === 0, 10_000, "the remote sessions to end");
+    await until(() => httpServer.sessionCount === 0 && sseServer.sessionCount === 0, "the remote sessions to end");
     const closedErr = await agent.editor.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] }).catch((e: unknown) => e);
     assert.equal((closedErr as { code: number }).code, -32002);
 
@@ -126,7 +127,7 @@ test("session/new with stdio, http and sse servers plus a broken one: the broken
     await agent.stop();
     assert.equal(alive(reloaded[1]), false);
     assert.ok(agent.stderr.some((l) => l.includes("the editor went away; every session is closed")));
-    await eventually(() => httpServer.sessionCount === 0, 10_000, "the HTTP session to end");
+    await until(() => httpServer.sessionCount === 0, "the HTTP session to end");
     assert.ok(!agent.stderr.join("\n").includes("do-not-show-0987654321"), "no secret in the logs");
     assert.ok(!JSON.stringify(agent.raw).includes("do-not-show-0987654321"), "no secret sent to the editor");
   } finally {
@@ -145,13 +146,13 @@ test("session/cancel mid-call: the prompt answers cancelled and the server sees 
       mcpServers: [fixtureEntry("hang", "faulty.ts", ["--hang-calls", "--log-received", log])],
     });
     const turn = prompt(agent, sessionId, '/call mcp__hang__echo {"text":"never answered"}\nthis line is not reached');
-    await eventually(() => agent.updatesOf(sessionId).some((u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress"), 10_000, "the call to start");
-    await eventually(() => readFileSync(log, "utf8").includes("tools/call echo"), 10_000, "the call to reach the server");
+    await until(() => agent.updatesOf(sessionId).some((u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress"), "the call to start");
+    await until(() => readFileSync(log, "utf8").includes("tools/call echo"), "the call to reach the server");
     await agent.editor.notify("session/cancel", { sessionId });
     assert.equal(await turn, "cancelled");
     const last = toolCalls(agent.updatesOf(sessionId)).at(-1) as { status: string };
     assert.equal(last.status, "failed");
-    await eventually(() => /^notifications\/cancelled \d+$/m.test(readFileSync(log, "utf8")), 10_000, "notifications/cancelled at the server");
+    await until(() => /^notifications\/cancelled \d+$/m.test(readFileSync(log, "utf8")), "notifications/cancelled at the server");
     assert.doesNotMatch(messagesText(agent.updatesOf(sessionId)), /this line is not reached/);
     // The session goes on: the next turn runs normally.
     assert.equal(await prompt(agent, sessionId, "still here"), "end_turn");

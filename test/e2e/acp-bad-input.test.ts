@@ -7,6 +7,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { ROOT } from "./helpers.ts";
 import { INIT, startAgent, type AgentProcess } from "./acp-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 let agent: AgentProcess;
 
@@ -80,9 +81,9 @@ test("an oversize message gets -32700 (id null), a batch -32600, an unknown meth
   const huge = agent.editor.request("session/prompt", { sessionId: "x", prompt: [{ type: "text", text: "x".repeat(32 * 1024 * 1024 + 16) }] }, { timeoutMs: 60_000 });
   huge.catch(() => undefined);
   const isError = (m: unknown, code: number) => (m as { id?: unknown; error?: { code?: number } }).id === null && (m as { error?: { code?: number } }).error?.code === code;
-  await waitFor(() => agent.raw.slice(seen).some((m) => isError(m, -32700)));
+  await until(() => agent.raw.slice(seen).some((m) => isError(m, -32700)), "the -32700 answer", { timeoutMs: 30_000 });
   await agent.transport.send([{ jsonrpc: "2.0", id: 900, method: "initialize", params: INIT }]);
-  await waitFor(() => agent.raw.slice(seen).some((m) => isError(m, -32600)));
+  await until(() => agent.raw.slice(seen).some((m) => isError(m, -32600)), "the -32600 answer", { timeoutMs: 30_000 });
   assert.ok(!agent.raw.slice(seen).some((m) => (m as { id?: unknown }).id === 900), "batch entries are not processed");
   assert.equal((await failure("session/fork", { sessionId: "x" })).code, -32601);
   const { sessionId } = await agent.editor.request<{ sessionId: string }>("session/new", { cwd: ROOT, mcpServers: [] });
@@ -90,10 +91,3 @@ test("an oversize message gets -32700 (id null), a batch -32600, an unknown meth
   assert.equal(stop.stopReason, "end_turn");
 });
 
-async function waitFor(check: () => boolean): Promise<void> {
-  const end = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

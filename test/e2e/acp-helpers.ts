@@ -10,7 +10,8 @@ import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { alive, reap, ROOT } from "./helpers.ts";
-import { eventually } from "./manager-helpers.ts";
+import {  } from "./manager-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 export interface AgentProcess {
   editor: JsonRpcPeer;
@@ -80,7 +81,7 @@ export async function startAgent(args: string[] = [], env: Record<string, string
     stop: async () => {
       await editor.close();
       try {
-        await eventually(() => !alive(pid), 10_000, "the agent to exit");
+        await until(() => !alive(pid), "the agent to exit");
       } finally {
         reap(pid);
       }

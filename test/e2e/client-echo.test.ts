@@ -1,7 +1,6 @@
 /** McpClient against the echo fixture as a real child process over stdio. */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { BridgeError, RpcError } from "../../src/jsonrpc/errors.ts";
 import type { McpClient } from "../../src/mcp/client.ts";
 import type { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { alive, connectFixture, reap } from "./helpers.ts";
@@ -47,7 +46,7 @@ test("tool calls: text, structured content, images, error results", async () => 
   assert.match((failed.content[0] as { text: string }).text, /always fails/);
   const invalid = await client.callTool("add", { a: "two" });
   assert.equal(invalid.isError, true, "invalid arguments are a tool error the model can read");
-  await assert.rejects(client.callTool("no_such_tool"), (e: unknown) => e instanceof RpcError && e.code === -32602);
+  await assert.rejects(client.callTool("no_such_tool"), { name: "RpcError", code: -32602 });
   const s = await client.callTool("structured", { label: "x" });
   assert.deepEqual(s.structuredContent, { origin: { x: 0, y: 0 }, meta: { label: "x", tags: ["a", "b"] } });
 });
@@ -60,7 +59,7 @@ test("progress arrives during a call, and cancelling settles at once", async () 
 
   const ac = new AbortController();
   const call = client.callTool("slow_progress", { steps: 100, delayMs: 50 }, { signal: ac.signal, onProgress: () => ac.abort() });
-  await assert.rejects(call, (e: unknown) => e instanceof BridgeError && e.code === "CANCELLED");
+  await assert.rejects(call, { name: "BridgeError", code: "CANCELLED" });
   // The connection stays usable after a cancellation.
   assert.equal((await client.callTool("echo", { text: "still here" })).isError, undefined);
 });
@@ -85,12 +84,12 @@ test("resources, templates, prompts and completion", async () => {
   assert.equal((greeting.contents[0] as { text: string }).text, "Hello from echo");
   const item = await client.readResource("echo://items/42");
   assert.equal(item.contents[0]!.uri, "echo://items/42");
-  await assert.rejects(client.readResource("echo://nope"), (e: unknown) => e instanceof RpcError && e.code === -32002);
+  await assert.rejects(client.readResource("echo://nope"), { name: "RpcError", code: -32002 });
   const prompts = await client.listPrompts();
   assert.ok(prompts.some((p) => p.name === "greet"));
   const greet = await client.getPrompt("greet", { name: "Ada" });
   assert.ok(greet.messages.length > 0);
-  await assert.rejects(client.getPrompt("greet", {}), (e: unknown) => e instanceof RpcError && e.code === -32602);
+  await assert.rejects(client.getPrompt("greet", {}), { name: "RpcError", code: -32602 });
   const done = await client.complete({ ref: { type: "ref/prompt", name: "greet" }, argument: { name: "name", value: "Al" } });
   assert.deepEqual(done.completion.values, ["Alan", "Alice"]);
 });

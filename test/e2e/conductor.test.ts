@@ -15,6 +15,7 @@ import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { alive, reap, ROOT } from "./helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const agent = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["acp-agent"]);
 const CAPABLE_AGENT = [agent.command, ...agent.args];
@@ -22,15 +23,6 @@ const INCAPABLE_AGENT = [...CAPABLE_AGENT, "--no-mcp-over-acp"];
 
 type Event = { type: string; [key: string]: unknown };
 type Update = { sessionUpdate: string; [key: string]: unknown };
-
-/** Waits for a condition, failing with `what` instead of hanging when it never comes. */
-async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** Live (non-zombie) processes whose command line has `shim <port>`. */
 function shimPids(port: number): number[] {

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpManager } from "../../src/manager/manager.ts";
 import { alive } from "./helpers.ts";
-import { capture, eventually, fixtureConfig, nextState } from "./manager-helpers.ts";
+import { capture, fixtureConfig, nextState } from "./manager-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 test("a crash mid-call gives an error result, the server restarts, and the next call succeeds", async () => {
   const manager = new McpManager({ backoff: { baseMs: 50, capMs: 200 }, shutdownGraceMs: 500 });
@@ -53,7 +54,7 @@ test("a hung call gives a timeout result and notifications/cancelled reaches the
     assert.equal(result.failure?.kind, "timeout");
     assert.match(result.text, /timed out after 300 ms and was cancelled/);
     const lines = () => readFileSync(log, "utf8").split("\n").filter(Boolean);
-    await eventually(() => lines().some((l) => l.startsWith("notifications/cancelled")), 5_000, "the cancel notification");
+    await until(() => lines().some((l) => l.startsWith("notifications/cancelled")), "the cancel notification");
     const calls = lines().filter((l) => l === "tools/call echo");
     assert.equal(calls.length, 1);
     assert.ok(lines().indexOf("tools/call echo") < lines().findIndex((l) => l.startsWith("notifications/cancelled")));

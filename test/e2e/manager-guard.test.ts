@@ -6,6 +6,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { alive, reap, ROOT } from "./helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const CHILD = join(ROOT, "test", "e2e", "manager-guard-child.ts");
 
@@ -28,7 +29,7 @@ async function runParent(mode: "wait" | "exit") {
 
 async function gone(pids: number[]): Promise<void> {
   // The kill is synchronous; a zombie's reaping by init may lag a little.
-  for (let i = 0; i < 100 && pids.some((p) => alive(p)); i++) await new Promise((r) => setTimeout(r, 20));
+  await until(() => pids.every((p) => !alive(p)), `processes ${pids.join(", ")} to be gone`);
 }
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

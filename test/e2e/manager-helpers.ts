@@ -5,8 +5,6 @@ import type { McpManager } from "../../src/manager/manager.ts";
 import { waitForState } from "../manager/helpers.ts";
 import { fixture } from "./helpers.ts";
 
-/** Polls until `check()` holds (the manager unit tests' `until`, under the name these tests use). */
-export { until as eventually } from "../manager/helpers.ts";
 
 /** A stdio config running a fixture server (absolute command, so it passes as untrusted too). */
 export function fixtureConfig(name: string, file: string, flags: string[] = [], extra: Partial<McpServerConfig> = {}): McpServerConfig {

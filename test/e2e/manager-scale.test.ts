@@ -3,7 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { McpManager } from "../../src/manager/manager.ts";
 import { alive } from "./helpers.ts";
-import { eventually, fixtureConfig } from "./manager-helpers.ts";
+import { fixtureConfig } from "./manager-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 test("ten servers connect in parallel; one that never answers costs its own timeout, not the others'", async () => {
   const hangTimeout = 3_000;
@@ -64,7 +65,7 @@ test("close() kills a server that ignores stdin EOF and SIGTERM, and the grandch
     fixtureConfig("plain", "faulty.ts"),
   ]);
   const pids = manager.status().map((s) => s.pid);
-  await eventually(() => stderr.some((l) => l.startsWith("grandchild-pid=")), 10_000, "the grandchild's pid");
+  await until(() => stderr.some((l) => l.startsWith("grandchild-pid=")), "the grandchild's pid");
   const grandchild = Number(stderr.find((l) => l.startsWith("grandchild-pid="))!.split("=")[1]);
   assert.ok(alive(grandchild));
   await manager.close();

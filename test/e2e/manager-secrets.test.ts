@@ -9,7 +9,8 @@ import type { AddressInfo } from "node:net";
 import { SecretResolvers } from "../../src/config/secrets.ts";
 import { McpManager } from "../../src/manager/manager.ts";
 import { alive } from "./helpers.ts";
-import { capture, eventually, fixtureConfig, nextState } from "./manager-helpers.ts";
+import { capture, fixtureConfig, nextState } from "./manager-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const SECRET = "sk-live-7f3a9c2e5b1d4f60";
 const resolvers = new SecretResolvers({ env: { MCPB_TEST_TOKEN: SECRET } });
@@ -35,7 +36,7 @@ test("an env secret reaches the server but not the logs, events, audit, status o
     const echoed = await manager.callTool("mcp__vault__echo", { text: `token is ${SECRET}` });
     outputs.push(JSON.stringify(echoed));
     assert.equal(echoed.text, "token is [REDACTED]");
-    await eventually(() => events.lines.some((l) => l.startsWith("log ") && l.includes("echo: token is [REDACTED]")), 5_000, "the stderr line");
+    await until(() => events.lines.some((l) => l.startsWith("log ") && l.includes("echo: token is [REDACTED]")), "the stderr line");
 
     // The third call crashes it; the exit reason carries stderr (with the secret) into errors.
     const restarted = nextState(manager, (s) => s.to === "ready");

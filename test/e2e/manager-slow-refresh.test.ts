@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpManager } from "../../src/manager/manager.ts";
 import { alive } from "./helpers.ts";
-import { capture, eventually, fixtureConfig } from "./manager-helpers.ts";
+import { capture, fixtureConfig } from "./manager-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 test("tools() serves the cached list while the child's tools/list hangs; the refresh ends after the server's timeout", { timeout: 30_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "mcpb-slow-"));
@@ -18,7 +19,7 @@ test("tools() serves the cached list while the child's tools/list hangs; the ref
     await manager.connect([fixtureConfig("slow", "faulty.ts", ["--hang-list-after", "1", "--log-received", log], { timeout: 5_000 })]);
     pid = manager.status()[0]!.pid;
     const lists = () => readFileSync(log, "utf8").split("\n").filter((l) => l === "tools/list").length;
-    const refreshArrived = eventually(() => lists() === 2, 10_000, "the second tools/list").then(() => "tools() was still waiting when the server got the refresh");
+    const refreshArrived = until(() => lists() === 2, "the second tools/list").then(() => "tools() was still waiting when the server got the refresh");
     const first = await Promise.race([manager.tools().then((tools) => tools.map((t) => t.name)), refreshArrived]);
     assert.deepEqual(first, ["mcp__slow__echo", "mcp__slow__big"]);
     await refreshArrived;
@@ -26,7 +27,7 @@ test("tools() serves the cached list while the child's tools/list hangs; the ref
     assert.deepEqual((await manager.tools()).map((t) => t.name), ["mcp__slow__echo", "mcp__slow__big"]);
     assert.equal(lists(), 2, "one refresh in flight, not one per tools() call");
 
-    await eventually(() => events.lines.some((l) => l.includes('"kind":"tools_refresh"')), 15_000, "the refresh to time out");
+    await until(() => events.lines.some((l) => l.includes('"kind":"tools_refresh"')), "the refresh to time out", { timeoutMs: 15_000 });
     assert.match(events.text(), /re-reading the tool list failed, keeping the previous one: request \\"tools\/list\\" timed out after 5000 ms/);
     assert.equal(manager.status()[0]!.state, "ready");
   } finally {

@@ -11,23 +11,12 @@ import type { TransportFactory } from "../../src/manager/transport-factory.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { alive, connectFixture, waitGone } from "./helpers.ts";
 import { fixtureConfig } from "./manager-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const LIMIT = 4096;
 /** What the client says about a discarded line (the line is at least this long; the limit). */
 const LINE = /a line of at least \d+ bytes, over the 4096-byte limit \(maxLineBytes\),/;
 const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
-
-/**
- * Polls `check` on the event loop's check phase, not with setTimeout: the tests that mock
- * setTimeout (to fire a request's timeout on cue) wait with this.
- */
-async function untilChecked(check: () => boolean, what: string): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > 10_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 /** A manager whose stdio transports have the small line limit; `transports` are the ones it made. */
 function limitedManager(): { manager: McpManager; transports: StdioClientTransport[] } {
@@ -70,7 +59,7 @@ test("a response line over the limit whose id comes last: the call's TIMEOUT say
   mock.timers.enable({ apis: ["setTimeout"] });
   try {
     const call = client.callTool("big", { bytes: 100_000 }, { timeoutMs: 60_000 });
-    await untilChecked(() => transport.stats.tooLongLines === 1, "the long line to be discarded");
+    await until(() => transport.stats.tooLongLines === 1, "the long line to be discarded", { spin: true });
     mock.timers.tick(60_000);
     await assert.rejects(call, {
       code: "TIMEOUT",
@@ -117,7 +106,7 @@ test("manager: tools/list over the limit without a readable id: the not-ready ti
   mock.timers.enable({ apis: ["setTimeout"] });
   try {
     const connecting = manager.connect([fixtureConfig("big", "faulty.ts", ["--tools", "100", "--id-last"], { restartOnCrash: false, timeout })]);
-    await untilChecked(() => transports[0]?.stats.tooLongLines === 1, "the long tools/list line to be discarded");
+    await until(() => transports[0]?.stats.tooLongLines === 1, "the long tools/list line to be discarded", { spin: true });
     mock.timers.tick(timeout);
     await connecting;
   } finally {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { isPlainObject as isObject } from "../../src/util/object.ts";
+import { handshakeMessages, initializeResults } from "./transcript-handshake.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -18,11 +19,11 @@ export const TRANSCRIPT_SERVERS: Readonly<Record<string, string>> = {
   many: "fixtures/servers/many.ts",
 };
 
+/** The initialize result of each fixture server, for `handshake` lines. */
+const INITIALIZE_RESULTS = initializeResults(ROOT);
+
 /** A value in an `expect` that matches anything present at that place. */
 export const WILDCARD = "<any>";
-
-/** How long `expectNone` listens. It asserts absence, so it can only wait. */
-export const SETTLE_MS = 150;
 
 /**
  * Upper bound on the wait for one expected line. Exceeding it means the line never came; it
@@ -94,6 +95,15 @@ export function parseTranscript(name: string, text: string): Transcript {
         sawExpect = true;
         steps.push({ kind: "expect", line, message: value });
         break;
+      case "handshake": {
+        const result = INITIALIZE_RESULTS[server];
+        if (result === undefined) return fail(`no initialize result for server ${JSON.stringify(server)} in initialize-results.json`);
+        const messages = handshakeMessages(value, result);
+        if (typeof messages === "string") return fail(messages);
+        sawExpect = true;
+        steps.push({ kind: "send", line, message: messages.send }, { kind: "expect", line, message: messages.expect }, { kind: "send", line, message: messages.initialized });
+        break;
+      }
       case "expectNone":
         if (value !== true) fail("expectNone must be true");
         if (!sawExpect) fail("expectNone needs an earlier expect, so the server is known to be reading");
@@ -275,10 +285,24 @@ async function runStep(server: ServerProcess, step: TranscriptStep): Promise<voi
       return;
     }
     case "expectNone": {
-      const deadline = Date.now() + SETTLE_MS;
-      while (server.unread.length === 0 && Date.now() < deadline) await server.waitForData(deadline - Date.now());
-      if (server.unread.length > 0) throw new Error(`expected no message, the server wrote: ${server.unread[0]}`);
+      // Absence is shown by a probe, not by listening for a while: a ping the server answers
+      // in turn, so a line it had still to write for earlier input comes before the answer.
+      // docs/decisions.md 103.
+      const probe = `expectNone:${step.line}`;
+      await server.writeLine(JSON.stringify({ jsonrpc: "2.0", id: probe, method: "ping" }));
+      const line = await server.nextLine(EXPECT_TIMEOUT_MS);
+      if (idOf(line) !== probe) throw new Error(`expected no message, the server wrote: ${line}`);
       return;
     }
+  }
+}
+
+/** The `id` of a JSON line, or undefined when it is not a JSON object with one. */
+function idOf(line: string): unknown {
+  try {
+    const value: unknown = JSON.parse(line);
+    return isObject(value) ? value.id : undefined;
+  } catch {
+    return undefined;
   }
 }

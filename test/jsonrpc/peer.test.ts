@@ -80,7 +80,7 @@ test("error responses reject with RpcError carrying code and data", async () => 
   const p = peer.request("x");
   const req = (await raw.next()) as { id: number };
   await raw.send({ jsonrpc: "2.0", id: req.id, error: { code: -32002, message: "nope", data: { uri: "u" } } });
-  await assert.rejects(p, (e: unknown) => e instanceof RpcError && e.code === -32002 && (e.data as { uri: string }).uri === "u");
+  await assert.rejects(p, { name: "RpcError", code: -32002, data: { uri: "u" } });
   await peer.close();
 });
 
@@ -89,7 +89,7 @@ test("timeout rejects with TIMEOUT, sends notifications/cancelled, and a late re
   await start();
   const p = peer.request("slow", {}, { timeoutMs: 20 });
   const req = (await raw.next()) as { id: number };
-  await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "TIMEOUT");
+  await assert.rejects(p, { name: "BridgeError", code: "TIMEOUT" });
   const cancel = (await raw.next()) as { method: string; params: { requestId: number } };
   assert.equal(cancel.method, "notifications/cancelled");
   assert.equal(cancel.params.requestId, req.id);
@@ -107,7 +107,7 @@ test("abort settles the caller at once and sends notifications/cancelled", async
   const p = peer.request("long", {}, { signal: ac.signal });
   const req = (await raw.next()) as { id: number };
   ac.abort();
-  await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "CANCELLED");
+  await assert.rejects(p, { name: "BridgeError", code: "CANCELLED" });
   const cancel = (await raw.next()) as { method: string; params: { requestId: number } };
   assert.deepEqual([cancel.method, cancel.params.requestId], ["notifications/cancelled", req.id]);
   // An already-aborted signal never sends the request.
@@ -117,30 +117,42 @@ test("abort settles the caller at once and sends notifications/cancelled", async
   await peer.close();
 });
 
-test("progress reaches the callback, resets the timeout, and the hard cap still applies", async () => {
+test("progress reaches the callback, resets the timeout, and the hard cap still applies", async (t) => {
+  // The peer's clock (setTimeout for the timeout, Date for the cap) is mocked: time passes when
+  // the test says so, so a loaded machine cannot fire the timeout between two progress steps.
+  t.mock.timers.enable({ apis: ["setTimeout", "Date"] });
   const { peer, raw, start } = rawPair();
   await start();
   const seen: number[] = [];
+  const progress = async (token: number, n: number) => {
+    await raw.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: n, total: 5 } });
+    await tick();
+  };
   const p = peer.request("work", { a: 1 }, { timeoutMs: 60, maxTotalTimeoutMs: 5000, onProgress: (i) => seen.push(i.progress) });
+  let settled = false;
+  void p.then(() => (settled = true), () => (settled = true));
   const req = (await raw.next()) as { id: number; params: { a: number; _meta: { progressToken: number } } };
   assert.equal(req.params._meta.progressToken, req.id);
   assert.equal(req.params.a, 1);
-  // Progress every 30 ms keeps a 60 ms timeout alive for 150 ms.
+  // Progress every 50 ms keeps a 60 ms timeout alive for 250 ms; 59 ms after the last, still alive.
   for (let i = 1; i <= 5; i++) {
-    await new Promise((r) => setTimeout(r, 30));
-    await raw.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: req.id, progress: i, total: 5 } });
+    t.mock.timers.tick(50);
+    await progress(req.id, i);
   }
+  t.mock.timers.tick(59);
+  await tick();
+  assert.equal(settled, false, "the request is still pending 59 ms after the last progress");
   await raw.send({ jsonrpc: "2.0", id: req.id, result: { done: true } });
   assert.deepEqual(await p, { done: true });
   assert.deepEqual(seen, [1, 2, 3, 4, 5]);
 
+  // Progress at 50 ms moves the timeout to 110 ms, but the 100 ms cap comes first.
   const capped = peer.request("work", {}, { timeoutMs: 60, maxTotalTimeoutMs: 100, onProgress: () => {} });
   const req2 = (await raw.next()) as { id: number };
-  const feeder = setInterval(() => {
-    void raw.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: req2.id, progress: Date.now() } });
-  }, 20);
-  await assert.rejects(capped, (e: unknown) => e instanceof BridgeError && e.code === "TIMEOUT");
-  clearInterval(feeder);
+  t.mock.timers.tick(50);
+  await progress(req2.id, 1);
+  t.mock.timers.tick(50);
+  await assert.rejects(capped, { name: "BridgeError", code: "TIMEOUT", message: 'request "work" timed out after its total time cap' });
   await peer.close();
 });
 
@@ -288,9 +300,9 @@ test("close rejects every pending request with CLOSED, aborts handlers, and is i
   const c2 = peer.close();
   assert.equal(c1, c2);
   await c1;
-  for (const p of pending) await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "CLOSED");
+  for (const p of pending) await assert.rejects(p, { name: "BridgeError", code: "CLOSED" });
   assert.equal(handlerSignal?.aborted, true);
-  await assert.rejects(peer.request("after"), (e: unknown) => e instanceof BridgeError && e.code === "CLOSED");
+  await assert.rejects(peer.request("after"), { name: "BridgeError", code: "CLOSED" });
   assert.equal(peer.closed, true);
 });
 
@@ -302,7 +314,7 @@ test("a transport ending with a reason rejects pending requests with that reason
   await peer.start();
   const p = peer.request("x");
   t.onclose?.(new BridgeError("PROCESS_EXITED", "server exited with code 3"));
-  await assert.rejects(p, (e: unknown) => e instanceof BridgeError && e.code === "PROCESS_EXITED" && /code 3/.test(e.message));
+  await assert.rejects(p, { name: "BridgeError", code: "PROCESS_EXITED", message: /code 3/ });
   assert.equal((closedWith as BridgeError).code, "PROCESS_EXITED");
 });
 
@@ -311,7 +323,7 @@ test("the pending limit refuses extra requests with TOO_MANY_PENDING", async () 
   await start();
   const a = peer.request("a");
   const b = peer.request("b");
-  await assert.rejects(peer.request("c"), (e: unknown) => e instanceof BridgeError && e.code === "TOO_MANY_PENDING");
+  await assert.rejects(peer.request("c"), { name: "BridgeError", code: "TOO_MANY_PENDING" });
   await peer.close();
   await assert.rejects(a);
   await assert.rejects(b);

@@ -1,6 +1,5 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { SseParser, formatSseComment, formatSseEvent, type SseEvent } from "../../src/jsonrpc/sse.ts";
 
 /** Feeds the chunks to a fresh parser; returns the events and the parser. */
@@ -36,11 +35,11 @@ function assertEverySplit(text: string, expected: SseEvent[], lastEventId?: stri
 }
 
 function limitError(fn: () => unknown): void {
-  assert.throws(fn, (e: unknown) => e instanceof BridgeError && e.code === "LIMIT_EXCEEDED");
+  assert.throws(fn, { name: "BridgeError", code: "LIMIT_EXCEEDED" });
 }
 
 function invalidMessage(fn: () => unknown, pattern: RegExp): void {
-  assert.throws(fn, (e: unknown) => e instanceof BridgeError && e.code === "INVALID_MESSAGE" && pattern.test(e.message));
+  assert.throws(fn, { name: "BridgeError", code: "INVALID_MESSAGE", message: pattern });
 }
 
 describe("SseParser", () => {
@@ -201,7 +200,7 @@ describe("SseParser", () => {
     const parser = new SseParser({ maxEventSize: 100 });
     assert.throws(() => {
       for (let i = 0; i < 100; i++) parser.feed("data: 0123456789\n");
-    }, (e: unknown) => e instanceof BridgeError && e.code === "LIMIT_EXCEEDED");
+    }, { name: "BridgeError", code: "LIMIT_EXCEEDED" });
   });
 
   it("refuses all input after an overflow until reset, then works and keeps lastEventId and retry", () => {

@@ -8,7 +8,8 @@ import type { ServerRequestContext } from "../../src/manager/client-features.ts"
 import { McpManager, type McpManagerOptions } from "../../src/manager/manager.ts";
 import type { ElicitRequestParams } from "../../src/mcp/types.ts";
 import { alive } from "../e2e/helpers.ts";
-import { eventually, fixtureConfig } from "../e2e/manager-helpers.ts";
+import { fixtureConfig } from "../e2e/manager-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const AUTH = { mode: "url", elicitationId: "auth-1", url: "https://auth.example.com/connect?elicitation=auth-1", message: "Connect your Example account" };
 
@@ -109,7 +110,7 @@ test("elicitation: form and URL requests reach the handler; a -32042 call shows 
       assert.deepEqual(elicited[2]![0], AUTH);
 
       assert.deepEqual(await call(manager, "finish_auth"), "done");
-      await eventually(() => completed.length === 1, 10_000, "the completion notice");
+      await until(() => completed.length === 1, "the completion notice");
       assert.deepEqual(completed, [{ server: "feat", elicitationId: "auth-1" }]);
       assert.deepEqual(await call(manager, "needs_auth"), "authorised");
     },

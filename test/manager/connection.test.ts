@@ -3,12 +3,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { withDefaults } from "../../src/config/parse-common.ts";
 import { SecretResolvers } from "../../src/config/secrets.ts";
-import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { ServerConnection, type ConnectionOptions } from "../../src/manager/connection.ts";
 import type { StateChange } from "../../src/manager/events.ts";
 import { McpServer } from "../../src/mcp/server.ts";
 import { Redactor } from "../../src/security/redact.ts";
-import { echoServer, memConfig, memoryServers, until, waitForState, type Faults } from "./helpers.ts";
+import { echoServer, memConfig, memoryServers, waitForState, type Faults } from "./helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const fast = { backoff: { baseMs: 10, capMs: 100 } };
 
@@ -49,10 +49,10 @@ test("a crash fails the pending call at once, then the server restarts and redis
   const { conn, servers, states } = connection(memConfig("a"), {}, build);
   await conn.start();
   const pending = conn.callTool("block", {});
-  await until(() => hold !== undefined, 5_000, "the call to arrive");
+  await until(() => hold !== undefined, "the call to arrive");
   const ready = waitForState(conn, (s) => s.to === "ready");
   await servers.latest("a").crash();
-  await assert.rejects(pending, (e: unknown) => e instanceof BridgeError && e.code === "CLOSED");
+  await assert.rejects(pending, { name: "BridgeError", code: "CLOSED" });
   await ready;
   assert.equal(conn.restarts, 1);
   assert.deepEqual(states.map((s) => s.to), ["connecting", "ready", "restarting", "connecting", "ready"]);
@@ -69,7 +69,7 @@ test("calls during a restart are refused with NOT_CONNECTED; restartOnCrash fals
   const failed = waitForState(conn, (s) => s.to === "failed");
   await servers.latest("a").crash();
   await failed;
-  await assert.rejects(conn.callTool("echo", {}), (e: unknown) => e instanceof BridgeError && e.code === "NOT_CONNECTED");
+  await assert.rejects(conn.callTool("echo", {}), { name: "BridgeError", code: "NOT_CONNECTED" });
   assert.match(conn.lastError ?? "", /closed/);
   await conn.close();
 });
@@ -114,48 +114,64 @@ test("a server that hangs in the handshake times out, and a retry is scheduled",
   await conn.close();
 });
 
-test("repeated failed pings restart the server", async () => {
-  const { conn, servers } = connection(memConfig("a"), { health: { intervalMs: 20, timeoutMs: 50, failures: 2 } });
+test("repeated failed pings restart the server", async (t) => {
+  // Timers are mocked: a ping goes out and times out when the test moves time, so a slow machine
+  // cannot make a healthy ping late. Waits poll with setImmediate, which stays real.
+  t.mock.timers.enable({ apis: ["setInterval", "setTimeout"] });
+  const { conn, servers, states } = connection(memConfig("a"), { health: { intervalMs: 20, timeoutMs: 50, failures: 2 } });
   const warnings: string[] = [];
   conn.on("warning", (w) => warnings.push(w.kind));
   await conn.start();
-  const restartingSeen = waitForState(conn, (s) => s.to === "restarting");
-  const readyAgain = waitForState(conn, (s) => s.to === "ready");
   servers.latest("a").muted = true;
-  const restarting = await restartingSeen;
-  assert.match(restarting.error ?? "", /failed 2 health checks in a row/);
+  t.mock.timers.tick(20); // the next ping goes out, unanswered
+  t.mock.timers.tick(50); // and times out
+  await until(() => warnings.length === 1, "the first failed health check", { spin: true });
+  t.mock.timers.tick(20);
+  t.mock.timers.tick(50);
+  await until(() => states.some((s) => s.to === "restarting"), "the restart after two failed checks", { spin: true });
+  assert.match(states.find((s) => s.to === "restarting")!.error ?? "", /failed 2 health checks in a row/);
   assert.deepEqual(warnings, ["health", "health"]);
-  await readyAgain;
+  t.mock.timers.tick(100); // the restart's backoff (capped at 100 ms)
+  await until(() => conn.state === "ready", "the server to be ready again", { spin: true });
   assert.equal(servers.processes.get("a")!.length, 2);
+  t.mock.timers.reset();
   await conn.close();
 });
 
-test("tools/list_changed refreshes the list (debounced) and emits toolsChanged", async () => {
+test("tools/list_changed refreshes the list (debounced) and emits toolsChanged", async (t) => {
   const { conn, servers } = connection(memConfig("a"), { listChangedDebounceMs: 30 });
   let changes = 0;
   conn.on("toolsChanged", () => changes++);
   await conn.start();
   assert.equal(changes, 1, "the first list counts as a change");
+  // The debounce runs on a mocked clock from here, so both changes fall within it however slow
+  // the machine.
+  t.mock.timers.enable({ apis: ["setTimeout"] });
   const server = servers.latest("a").server;
-  const before = servers.latest("a").received.filter((m) => "method" in m && m.method === "tools/list").length;
+  const listsRead = () => servers.latest("a").received.filter((m) => "method" in m && m.method === "tools/list").length;
+  const before = listsRead();
   server.tool({ name: "one", inputSchema: { type: "object" } }, () => ({ content: [] }));
   server.tool({ name: "two", inputSchema: { type: "object" } }, () => ({ content: [] }));
-  await until(() => changes === 2, 5_000, "toolsChanged");
+  // Both notifications arrive in the same turn (the in-memory link delivers in microtasks); each
+  // poll after that moves time past the debounce.
+  await until(() => changes === 2 || (t.mock.timers.tick(30), false), "toolsChanged", { spin: true });
+  t.mock.timers.reset();
   assert.deepEqual(conn.tools?.map((t) => t.name).sort(), ["echo", "one", "two"]);
-  const after = servers.latest("a").received.filter((m) => "method" in m && m.method === "tools/list").length;
-  assert.equal(after - before, 1, "two registrations, one debounced re-read");
+  assert.equal(listsRead() - before, 1, "two registrations, one debounced re-read");
   await conn.close();
 });
 
 test("the tool cache answers within its TTL and re-reads after it", async () => {
-  const { conn, servers } = connection(memConfig("a"), { toolCacheTtlMs: 50 });
+  let clock = 1_000_000;
+  const { conn, servers } = connection(memConfig("a"), { toolCacheTtlMs: 50, now: () => clock });
   await conn.start();
   const lists = () => servers.latest("a").received.filter((m) => "method" in m && m.method === "tools/list").length;
   assert.equal(lists(), 1);
+  clock += 49;
   await conn.refreshTools();
   assert.equal(lists(), 1, "fresh: answered from the cache");
   const before = conn.tools;
-  await new Promise((r) => setTimeout(r, 80));
+  clock += 1;
   await conn.refreshTools();
   assert.equal(lists(), 2, "expired: read again");
   assert.equal(conn.tools, before, "an unchanged list keeps its identity");
@@ -178,7 +194,7 @@ test("stderr-free log notifications arrive as log events, redacted", async () =>
   conn.on("log", (l) => logs.push(`${l.source}:${l.level}:${l.message}`));
   await conn.start();
   await conn.callTool("say", {});
-  await until(() => logs.length > 0, 5_000, "a log event");
+  await until(() => logs.length > 0, "a log event");
   assert.deepEqual(logs, ["server:warning:the password is [REDACTED]"]);
   await conn.close();
 });

@@ -118,11 +118,3 @@ export function waitForState(
   });
 }
 
-/** Resolves when `check()` holds, polling; rejects after `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -5,11 +5,11 @@ import type { McpServerConfig } from "../../src/config/types.ts";
 import type { AuditRecord } from "../../src/manager/audit.ts";
 import type { ManagerWarning, StateChange, ToolsChange } from "../../src/manager/events.ts";
 import { McpManager, type McpManagerOptions } from "../../src/manager/manager.ts";
-import { ManagerError } from "../../src/manager/resources.ts";
 import { McpServer } from "../../src/mcp/server.ts";
 import type { ApprovalRequest } from "../../src/security/policy.ts";
 import { Redactor } from "../../src/security/redact.ts";
 import { echoServer, memConfig, memoryServers, waitForState, type Faults, type MemoryServers } from "./helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 interface Setup {
   manager: McpManager;
@@ -218,17 +218,20 @@ test("tool timeouts and caller cancellation become results, and the server hears
     );
     return server;
   };
-  const { manager, servers } = await setup([memConfig("a", { toolTimeout: 50 })], {}, build);
+  // "a" times out at once; "b" has a timeout no test reaches, so the abort, sent once the server
+  // has the call (not after a fixed delay), is what ends it.
+  const { manager, servers } = await setup([memConfig("a", { toolTimeout: 50 }), memConfig("b", { toolTimeout: 60_000 })], {}, build);
+  const received = (server: string, method: string) => servers.latest(server).received.filter((m) => "method" in m && m.method === method).length;
   try {
     const timedOut = await manager.callTool("mcp__a__slow", {});
     assert.equal(timedOut.failure?.kind, "timeout");
     const controller = new AbortController();
-    const pending = manager.callTool("mcp__a__slow", {}, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 10);
+    const pending = manager.callTool("mcp__b__slow", {}, { signal: controller.signal });
+    await until(() => received("b", "tools/call") === 1, "the call to reach server b");
+    controller.abort();
     const cancelled = await pending;
     assert.equal(cancelled.failure?.kind, "cancelled");
-    const cancels = servers.latest("a").received.filter((m) => "method" in m && m.method === "notifications/cancelled");
-    assert.equal(cancels.length, 2);
+    assert.deepEqual([received("a", "notifications/cancelled"), received("b", "notifications/cancelled")], [1, 1]);
   } finally {
     await manager.close();
   }
@@ -275,9 +278,9 @@ test("resources: listed through the filter, read with wrapping for untrusted ser
     const read = await manager.readResource("docs", "mem://docs/a");
     const text = (read.contents[0] as { text: string }).text;
     assert.match(text, /^<untrusted-content source="mcp:docs\/mem:\/\/docs\/a" nonce="[0-9a-f]{32}">\ntext of mem:\/\/docs\/a\n/);
-    await assert.rejects(manager.readResource("docs", "mem://private/key"), (e: unknown) => e instanceof ManagerError && e.code === "RESOURCE_FILTERED");
-    await assert.rejects(manager.readResource("hidden", "mem://docs/a"), (e: unknown) => e instanceof ManagerError && e.code === "RESOURCES_DISABLED");
-    await assert.rejects(manager.readResource("nobody", "mem://docs/a"), (e: unknown) => e instanceof ManagerError && e.code === "UNKNOWN_SERVER");
+    await assert.rejects(manager.readResource("docs", "mem://private/key"), { name: "ManagerError", code: "RESOURCE_FILTERED" });
+    await assert.rejects(manager.readResource("hidden", "mem://docs/a"), { name: "ManagerError", code: "RESOURCES_DISABLED" });
+    await assert.rejects(manager.readResource("nobody", "mem://docs/a"), { name: "ManagerError", code: "UNKNOWN_SERVER" });
     const context = await manager.resourceContext([{ server: "docs", uri: "mem://docs/b" }, { server: "docs", uri: "mem://private/key" }]);
     assert.equal(context.included, 1);
     assert.match(context.text, /text of mem:\/\/docs\/b/);

@@ -8,6 +8,7 @@ import { alive } from "../e2e/helpers.ts";
 import { ScriptedAgent } from "../../src/acp/agent.ts";
 import { McpManager } from "../../src/manager/manager.ts";
 import { pair } from "../acp/helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const target = () => ({ killChildrenSync: () => {}, close: async () => {} });
 
@@ -42,9 +43,8 @@ test("killProcessTreeSync kills a process group leader and the member it spawned
   const exited = once(leader, "exit");
   killProcessTreeSync(leader.pid!);
   await exited;
-  for (let i = 0; i < 100 && alive(grandchild); i++) await new Promise((r) => setTimeout(r, 20));
+  await until(() => !alive(grandchild), "the grandchild to be gone");
   assert.equal(alive(leader.pid), false);
-  assert.equal(alive(grandchild), false);
 });
 
 test("ensureGone leaves a gone pid alone and kills a live one", async () => {

@@ -2,9 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { withDefaults } from "../../src/config/parse-common.ts";
-import { SecretError, SecretResolvers } from "../../src/config/secrets.ts";
+import { SecretResolvers } from "../../src/config/secrets.ts";
 import { createTransport, prepareServer, transportPid } from "../../src/manager/transport-factory.ts";
-import { PolicyError } from "../../src/security/policy.ts";
 import { Redactor } from "../../src/security/redact.ts";
 import { AutoHttpClientTransport } from "../../src/transport/http-auto.ts";
 import { StreamableHttpClientTransport } from "../../src/transport/http-client.ts";
@@ -36,9 +35,9 @@ test("stdio: secrets resolved into the child env, registered for redaction, comm
 test("a failed secret names the reference; an untrusted bare command is refused", async () => {
   const redactor = new Redactor();
   const missing = withDefaults({ name: "s", transport: "stdio", command: process.execPath, env: { K: "secret://env/NOPE" } });
-  await assert.rejects(prepareServer(missing, { redactor, secretResolvers: resolvers }), (e: unknown) => e instanceof SecretError && /secret:\/\/env\/NOPE/.test(e.message));
+  await assert.rejects(prepareServer(missing, { redactor, secretResolvers: resolvers }), { name: "SecretError", message: /secret:\/\/env\/NOPE/ });
   const bare = withDefaults({ name: "s", transport: "stdio", command: "node" });
-  await assert.rejects(prepareServer(bare, { redactor }), (e: unknown) => e instanceof PolicyError && e.code === "COMMAND_NOT_ALLOWED");
+  await assert.rejects(prepareServer(bare, { redactor }), { name: "PolicyError", code: "COMMAND_NOT_ALLOWED" });
   const allowed = await prepareServer(bare, { redactor, allowCommands: ["node"] });
   assert.ok(allowed.command?.startsWith("/"));
 });
@@ -55,10 +54,10 @@ test("http: headers resolved and redacted, URL checked, the right transport per 
   assert.ok(createTransport({ ...prepared, config: { ...prepared.config, transport: "auto" } }) instanceof AutoHttpClientTransport);
 
   const insecure = withDefaults({ name: "h", transport: "http", url: "http://mcp.example.com/mcp" });
-  await assert.rejects(prepareServer(insecure, { redactor }), (e: unknown) => e instanceof PolicyError && e.code === "INSECURE_URL");
+  await assert.rejects(prepareServer(insecure, { redactor }), { name: "PolicyError", code: "INSECURE_URL" });
   assert.ok((await prepareServer(insecure, { redactor, allowInsecureHttp: true })).url);
   const noUrl = withDefaults({ name: "h", transport: "sse" });
-  await assert.rejects(prepareServer(noUrl, { redactor }), (e: unknown) => e instanceof PolicyError && e.code === "INVALID_URL");
+  await assert.rejects(prepareServer(noUrl, { redactor }), { name: "PolicyError", code: "INVALID_URL" });
   const hosts = withDefaults({ name: "h", transport: "http", url: "https://evil.example.org/mcp" });
-  await assert.rejects(prepareServer(hosts, { redactor, allowedHosts: ["*.example.com"] }), (e: unknown) => e instanceof PolicyError && e.code === "HOST_NOT_ALLOWED");
+  await assert.rejects(prepareServer(hosts, { redactor, allowedHosts: ["*.example.com"] }), { name: "PolicyError", code: "HOST_NOT_ALLOWED" });
 });

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BridgeError, RpcError } from "../../src/jsonrpc/errors.ts";
+import { RpcError } from "../../src/jsonrpc/errors.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import { connectPair } from "./client-helpers.ts";
 
@@ -37,16 +37,14 @@ test("a version the client does not speak fails with UNSUPPORTED_VERSION and clo
   const pair = await connectPair({}, { version: "2026-07-28" });
   let closed = false;
   pair.server.onclose = () => (closed = true);
-  await assert.rejects(pair.client.connect(pair.transport), (e: unknown) => {
-    return e instanceof BridgeError && e.code === "UNSUPPORTED_VERSION" && /2026-07-28/.test(e.message);
-  });
+  await assert.rejects(pair.client.connect(pair.transport), { name: "BridgeError", code: "UNSUPPORTED_VERSION", message: /2026-07-28/ });
   await new Promise((r) => setImmediate(r));
   assert.equal(closed, true);
 });
 
 test("a malformed initialize result fails with INVALID_RESULT", async () => {
   const pair = await connectPair({}, { initResult: { protocolVersion: "2025-11-25" } });
-  await assert.rejects(pair.client.connect(pair.transport), (e: unknown) => e instanceof BridgeError && e.code === "INVALID_RESULT");
+  await assert.rejects(pair.client.connect(pair.transport), { name: "BridgeError", code: "INVALID_RESULT" });
 });
 
 test("notifications that arrive before the initialize response are tolerated and delivered", async () => {
@@ -68,15 +66,15 @@ test("notifications that arrive before the initialize response are tolerated and
 
 test("a server that never answers initialize times out", async () => {
   const pair = await connectPair({ connectTimeoutMs: 30 }, { neverAnswerInit: true });
-  await assert.rejects(pair.client.connect(pair.transport), (e: unknown) => e instanceof BridgeError && e.code === "TIMEOUT");
+  await assert.rejects(pair.client.connect(pair.transport), { name: "BridgeError", code: "TIMEOUT" });
 });
 
 test("requests before connect fail with NOT_CONNECTED", async () => {
   const client = new McpClient();
-  await assert.rejects(client.listTools(), (e: unknown) => e instanceof BridgeError && e.code === "NOT_CONNECTED");
+  await assert.rejects(client.listTools(), { name: "BridgeError", code: "NOT_CONNECTED" });
   // A rejected promise, never a synchronous throw, on the hot path too.
   const pending = client.callTool("x");
-  await assert.rejects(pending, (e: unknown) => e instanceof BridgeError && e.code === "NOT_CONNECTED");
+  await assert.rejects(pending, { name: "BridgeError", code: "NOT_CONNECTED" });
 });
 
 test("listTools follows nextCursor and passes cursors back untouched", async () => {
@@ -102,8 +100,8 @@ test("listTools stops at the page cap and on a repeated cursor", async () => {
   pair.server.setRequestHandler("tools/list", () => ({ tools: [], nextCursor: `c${n++}` }));
   pair.server.setRequestHandler("prompts/list", () => ({ prompts: [], nextCursor: "same" }));
   await pair.client.connect(pair.transport);
-  await assert.rejects(pair.client.listTools(), (e: unknown) => e instanceof BridgeError && e.code === "LIMIT_EXCEEDED");
-  await assert.rejects(pair.client.listPrompts(), (e: unknown) => e instanceof BridgeError && /repeated a cursor/.test(e.message));
+  await assert.rejects(pair.client.listTools(), { name: "BridgeError", code: "LIMIT_EXCEEDED" });
+  await assert.rejects(pair.client.listPrompts(), { name: "BridgeError", message: /repeated a cursor/ });
   await pair.client.close();
 });
 
@@ -120,16 +118,16 @@ test("callTool validates structuredContent against the listed outputSchema", asy
   assert.deepEqual((await pair.client.callTool("add", { a: 1, b: 2 })).structuredContent, { sum: 3 });
 
   reply = { content: [], structuredContent: { sum: "three" } };
-  await assert.rejects(pair.client.callTool("add"), (e: unknown) => e instanceof BridgeError && e.code === "OUTPUT_SCHEMA_MISMATCH" && /\/sum/.test(e.message));
+  await assert.rejects(pair.client.callTool("add"), { name: "BridgeError", code: "OUTPUT_SCHEMA_MISMATCH", message: /\/sum/ });
 
   reply = { content: [{ type: "text", text: "no structure" }] };
-  await assert.rejects(pair.client.callTool("add"), (e: unknown) => e instanceof BridgeError && e.code === "OUTPUT_SCHEMA_MISMATCH");
+  await assert.rejects(pair.client.callTool("add"), { name: "BridgeError", code: "OUTPUT_SCHEMA_MISMATCH" });
 
   reply = { content: [{ type: "text", text: "failed" }], isError: true };
   assert.equal((await pair.client.callTool("add")).isError, true, "error results are exempt");
 
   reply = { nothing: true };
-  await assert.rejects(pair.client.callTool("add"), (e: unknown) => e instanceof BridgeError && e.code === "INVALID_RESULT");
+  await assert.rejects(pair.client.callTool("add"), { name: "BridgeError", code: "INVALID_RESULT" });
 
   const lenient = await connectPair({ validateStructuredContent: false });
   lenient.server.setRequestHandler("tools/list", () => ({ tools: [{ name: "add", inputSchema: { type: "object" }, outputSchema }] }));
@@ -155,15 +153,15 @@ test("callTool passes arguments, reports progress and surfaces protocol errors a
   const r = await pair.client.callTool("echo", { x: [1, "é"] }, { onProgress: (p) => progress.push(p.progress) });
   assert.deepEqual(r.content, [{ type: "text", text: '{"x":[1,"é"]}' }]);
   assert.deepEqual(progress, [1, 2]);
-  await assert.rejects(pair.client.callTool("missing"), (e: unknown) => e instanceof RpcError && e.code === -32602);
+  await assert.rejects(pair.client.callTool("missing"), { name: "RpcError", code: -32602 });
   await pair.client.close();
 });
 
 test("capabilities are declared only for handlers that are set; others answer -32601", async () => {
   const bare = await connectPair();
   await bare.client.connect(bare.transport);
-  await assert.rejects(bare.server.request("roots/list"), (e: unknown) => e instanceof RpcError && e.code === -32601);
-  await assert.rejects(bare.server.request("sampling/createMessage", { messages: [], maxTokens: 1 }), (e: unknown) => e instanceof RpcError && e.code === -32601);
+  await assert.rejects(bare.server.request("roots/list"), { name: "RpcError", code: -32601 });
+  await assert.rejects(bare.server.request("sampling/createMessage", { messages: [], maxTokens: 1 }), { name: "RpcError", code: -32601 });
   assert.deepEqual(await bare.server.request("ping"), {});
   await bare.client.close();
 
@@ -234,6 +232,6 @@ test("close rejects calls in flight with CLOSED and emits close", async () => {
   const call = pair.client.callTool("hang");
   await new Promise((r) => setImmediate(r));
   await pair.client.close();
-  await assert.rejects(call, (e: unknown) => e instanceof BridgeError && e.code === "CLOSED");
+  await assert.rejects(call, { name: "BridgeError", code: "CLOSED" });
   assert.equal(closeEvents, 1);
 });

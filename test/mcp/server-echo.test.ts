@@ -84,7 +84,7 @@ test("echo fixture: cancelling slow_progress stops it and the session stays usab
   const running = call("slow_progress", { steps: 1000, delayMs: 20 }, { signal: controller.signal, onProgress: () => first() });
   await progressed;
   controller.abort();
-  await assert.rejects(running, (e: Error & { code?: string }) => e.code === "CANCELLED");
+  await assert.rejects(running, { name: "BridgeError", code: "CANCELLED" });
   assert.equal(firstText(await call("echo", { text: "still here" })), "still here");
   await h.settle();
   assert.equal(h.client.stats.lateResponses, 0, "the cancelled call was never answered");

@@ -149,7 +149,7 @@ test("tools/call: notifications/cancelled aborts the tool's signal and no respon
   const call = h.client.request("tools/call", { name: "wait", arguments: {} }, { signal: controller.signal });
   await running;
   controller.abort();
-  await assert.rejects(call, (e: Error & { code?: string }) => e.code === "CANCELLED");
+  await assert.rejects(call, { name: "BridgeError", code: "CANCELLED" });
   const reason = await abortSeen;
   assert.ok(reason instanceof Error);
   await h.settle();
@@ -298,7 +298,7 @@ test("server-to-client requests are refused unless the client declared the capab
   await rejectsWithCode(bare.session.elicit({ message: "?", requestedSchema: { type: "object", properties: {} } }), -32601);
 
   const early = await connect(server);
-  await assert.rejects(early.session.listRoots(), (e: Error & { code?: string }) => e.code === "NOT_CONNECTED");
+  await assert.rejects(early.session.listRoots(), { name: "BridgeError", code: "NOT_CONNECTED" });
 
   const formOnly = await ready(server, { elicitation: {}, roots: {}, sampling: {} });
   formOnly.client.setRequestHandler("roots/list", () => ({ roots: [{ uri: "file:///work", name: "work" }] }));
@@ -320,5 +320,5 @@ test("a malformed client answer is refused with INVALID_RESULT", async () => {
   const server = new McpServer(INFO);
   const h = await ready(server, { roots: {} });
   h.client.setRequestHandler("roots/list", () => ({ roots: "none" }));
-  await assert.rejects(h.session.listRoots(), (e: Error & { code?: string }) => e.code === "INVALID_RESULT");
+  await assert.rejects(h.session.listRoots(), { name: "BridgeError", code: "INVALID_RESULT" });
 });

@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { fromError } from "../../src/bridge/failures.ts";
 import { BridgeError } from "../../src/jsonrpc/errors.ts";
+import { assertBridgeError } from "../helpers/errors.ts";
 import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import { McpServer } from "../../src/mcp/server.ts";
@@ -43,14 +44,13 @@ describe("client: outputSchema", () => {
   it("could not validate is OUTPUT_SCHEMA_UNDECIDED, not a mismatch, and the result is withheld", async () => {
     let text: unknown = longText;
     const client = await fakeServer(() => ({ content: [], structuredContent: { text } }));
-    await assert.rejects(client.callTool("costly"), (e: unknown) => {
-      assert.ok(e instanceof BridgeError);
-      assert.equal(e.code, "OUTPUT_SCHEMA_UNDECIDED");
-      assert.match(e.message, /^tool "costly" returned structuredContent that could not be checked against its outputSchema, so the result was withheld: \/text: could not validate: the validation budget of \d+ steps ran out/);
-      assert.match(e.message, /validateStructuredContent/);
-      assert.equal((e.details.errors as Array<{ keyword: string }>)[0]!.keyword, "budget");
-      return true;
-    });
+    const withheld: unknown = await client.callTool("costly").then(() => "the call succeeded", (e: unknown) => e);
+    assertBridgeError(
+      withheld,
+      "OUTPUT_SCHEMA_UNDECIDED",
+      /^tool "costly" returned structuredContent that could not be checked against its outputSchema, so the result was withheld: \/text: could not validate: the validation budget of \d+ steps ran out[^]*validateStructuredContent/,
+    );
+    assert.equal(((withheld as BridgeError).details.errors as Array<{ keyword: string }>)[0]!.keyword, "budget");
     // The same schema decides short values (they are remembered), both ways.
     text = 7;
     assert.deepEqual((await client.callTool("costly")).structuredContent, { text: 7 });

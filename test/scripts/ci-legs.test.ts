@@ -75,12 +75,12 @@ describe("the suite's files", () => {
     assert.deepEqual(await testFiles(root), ["test/a/z.test.ts", "test/b.test.ts"]);
   });
 
-  test("the native command is node --test with npm test's concurrency and the files", () => {
-    assert.deepEqual(nativeTestArgs(["test/a.test.ts"]), ["--test", "--test-concurrency=2", "test/a.test.ts"]);
+  test("the native command is node --test with npm test's concurrency, its timeout and the files", () => {
+    assert.deepEqual(nativeTestArgs(["test/a.test.ts"]), ["--test", "--test-concurrency=2", "--test-timeout=600000", "test/a.test.ts"]);
   });
 
   test("the native command leaves out the *.dev.test.ts files, as the README's offline command does", () => {
-    assert.deepEqual(nativeTestArgs(["test/a.test.ts", "test/b.dev.test.ts", "test/c/d.test.ts"]), ["--test", "--test-concurrency=2", "test/a.test.ts", "test/c/d.test.ts"]);
+    assert.deepEqual(nativeTestArgs(["test/a.test.ts", "test/b.dev.test.ts", "test/c/d.test.ts"]), ["--test", "--test-concurrency=2", "--test-timeout=600000", "test/a.test.ts", "test/c/d.test.ts"]);
   });
 
   test("npm test is the same command with tsx, on the same files: change them together", async () => {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { nativeEnv } from "../../scripts/ci-legs.ts";
+import { COVERAGE_CHILDREN_GUARD } from "../../scripts/coverage.ts";
 import { parseMatrixArgs, planLeg, summaryLines } from "../../scripts/ci-matrix.ts";
 
 const temps: string[] = [];
@@ -56,7 +57,7 @@ describe("planLeg", () => {
     assert.deepEqual(planLeg(root, "24", { files: ["test/a.test.ts"] }), {
       label: "node 24.21.0 (native, copy without node_modules)",
       command: node,
-      args: ["--test-reporter=spec", "--test", "--test-concurrency=2", "test/a.test.ts"],
+      args: ["--test-reporter=spec", "--test", "--test-concurrency=2", "--test-timeout=600000", "test/a.test.ts"],
       env: nativeEnv(node, process.env),
       copy: true,
     });
@@ -69,6 +70,8 @@ describe("planLeg", () => {
       "node 24.21.0 (native, in place, coverage)",
       false,
       [
+        "--import",
+        COVERAGE_CHILDREN_GUARD,
         "--experimental-test-coverage",
         "--test-coverage-include=src/**",
         "--test-reporter=spec",
@@ -77,6 +80,7 @@ describe("planLeg", () => {
         "--test-reporter-destination=/tmp/x/lcov.info",
         "--test",
         "--test-concurrency=2",
+        "--test-timeout=600000",
         "test/a.test.ts",
       ],
     ]);
@@ -97,7 +101,7 @@ describe("planLeg", () => {
 
   test("on a selection, the Node 20 leg runs npm test's command on just those files", async () => {
     const leg = planLeg(await fakeRoot(), "20", { files: ["test/a.test.ts"], selected: true });
-    assert.deepEqual([leg.command, leg.args, leg.copy], ["node", ["--import", "tsx", "--test", "--test-concurrency=2", "test/a.test.ts"], false]);
+    assert.deepEqual([leg.command, leg.args, leg.copy], ["node", ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=600000", "test/a.test.ts"], false]);
   });
 });
 

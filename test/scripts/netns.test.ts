@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { connect, createServer } from "node:net";
 import { test } from "node:test";
 import { assertNetnsAvailable, groupAlive, inNetns, ProcessGroups } from "../../scripts/netns.ts";
+import { until } from "../helpers/wait.ts";
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -24,11 +25,6 @@ function refused(port: number): Promise<boolean> {
     });
     socket.once("error", () => resolve(true));
   });
-}
-
-async function waitFor(predicate: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !predicate(); i++) await new Promise((r) => setTimeout(r, 25));
-  assert.ok(predicate(), `timed out waiting for ${what}`);
 }
 
 test("a namespace can be created here (the conformance and interop scripts depend on it)", () => {
@@ -63,7 +59,7 @@ test("a server listening on every interface inside is reachable inside and not f
   const { command, args } = inNetns([process.execPath, "-e", script]);
   const p = groups.start("listener", command, args);
   try {
-    await waitFor(() => p.output().includes("inside "), "the inner connection");
+    await until(() => p.output().includes("inside "), "the inner connection");
     assert.match(p.output(), /inside got hi/);
     assert.equal(await refused(port), true, "the namespaced listener must not be reachable from outside");
   } finally {
@@ -76,7 +72,7 @@ test("stopAll ends a whole process group, grandchildren included", async () => {
   const groups = new ProcessGroups();
   // The shell's children (the backgrounded sleep) stay in its group.
   const p = groups.start("tree", "sh", ["-c", "sleep 300 & echo started; wait"]);
-  await waitFor(() => p.output().includes("started"), "the shell");
+  await until(() => p.output().includes("started"), "the shell");
   assert.equal(groupAlive(p.pid), true);
   await groups.stopAll(500);
   assert.equal(groupAlive(p.pid), false);

@@ -16,9 +16,9 @@ import {
   sendJson,
   sseEvent,
   sseHead,
-  until,
   type Handler,
 } from "./http-client-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const { serve, keep } = closedAfterAll<AutoHttpClientTransport>();
 
@@ -115,8 +115,10 @@ describe("AutoHttpClientTransport", () => {
   it("reports both failures when the fallback stream fails too", async () => {
     const s = await serve((_req, res) => void res.writeHead(405).end());
     const t = auto(`${s.origin}/mcp`);
-    await assert.rejects(t.send(request(1, "initialize", INIT_PARAMS)), (e: unknown) =>
-      e instanceof BridgeError && /Streamable HTTP initialize POST was refused, and the legacy SSE stream failed: GET .* answered 405/.test(e.message));
+    await assert.rejects(t.send(request(1, "initialize", INIT_PARAMS)), {
+      name: "BridgeError",
+      message: /Streamable HTTP initialize POST was refused, and the legacy SSE stream failed: GET .* answered 405/,
+    });
     assert.equal(t.selected, "sse");
   });
 
@@ -140,6 +142,6 @@ describe("AutoHttpClientTransport", () => {
     assert.equal(t.close(), first);
     await first;
     assert.deepEqual(r.closes, [undefined]);
-    await assert.rejects(t.send(request(2, "ping")), (e: unknown) => e instanceof BridgeError && e.code === "CLOSED");
+    await assert.rejects(t.send(request(2, "ping")), { name: "BridgeError", code: "CLOSED" });
   });
 });

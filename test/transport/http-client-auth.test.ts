@@ -13,8 +13,8 @@ import {
   record,
   request,
   sendJson,
-  until,
 } from "./http-client-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 const { serve, keep } = closedAfterAll<StreamableHttpClientTransport>();
 

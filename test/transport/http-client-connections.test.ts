@@ -10,7 +10,6 @@ import {
   accepted,
   httpClientsClosedAfterAll,
   initializeResult,
-  isCode,
   notification,
   plainServer,
   record,
@@ -19,8 +18,9 @@ import {
   sendJson,
   sseEvent,
   sseHead,
-  until,
 } from "./http-client-helpers.ts";
+import { assertBridgeError, bridgeError } from "../helpers/errors.ts";
+import { until } from "../helpers/wait.ts";
 
 const { serve, client } = httpClientsClosedAfterAll();
 
@@ -88,8 +88,8 @@ describe("StreamableHttpClientTransport: connections", () => {
     const first = t.close();
     assert.equal(t.close(), first);
     await first;
-    assert.ok(isCode("CLOSED")(await pending));
-    await assert.rejects(t.send(request(3, "ping")), isCode("CLOSED"));
+    assertBridgeError(await pending, "CLOSED");
+    await assert.rejects(t.send(request(3, "ping")), bridgeError("CLOSED"));
     assert.equal(r.closes.length, 1);
     assert.equal(r.closes[0], undefined);
     const del = s.requests.find((q) => q.method === "DELETE");
@@ -113,7 +113,7 @@ describe("StreamableHttpClientTransport: connections", () => {
   it("times out a notification POST the server never answers", async () => {
     const s = await serve(() => undefined);
     const t = client(`${s.origin}/mcp`, { requestTimeoutMs: 100 });
-    await assert.rejects(t.send(notification("notifications/initialized")), isCode("TIMEOUT", /timed out after 100 ms/));
+    await assert.rejects(t.send(notification("notifications/initialized")), bridgeError("TIMEOUT", /timed out after 100 ms/));
   });
 
   it("aborts a request's POST when the peer cancels it (timeout), and posts notifications/cancelled", async () => {
@@ -129,7 +129,7 @@ describe("StreamableHttpClientTransport: connections", () => {
     const t = client(`${s.origin}/mcp`);
     const peer = new JsonRpcPeer(t);
     await peer.start();
-    await assert.rejects(peer.request("tools/call", {}, { timeoutMs: 100 }), isCode("TIMEOUT"));
+    await assert.rejects(peer.request("tools/call", {}, { timeoutMs: 100 }), bridgeError("TIMEOUT"));
     const isCancel = (q: { json: unknown }) => (q.json as { method?: string }).method === "notifications/cancelled";
     await until(() => postSocketClosed && s.requests.some(isCancel), "the cancel, and the abandoned POST's connection to close");
     const cancel = s.requests.find(isCancel);
@@ -152,7 +152,7 @@ describe("StreamableHttpClientTransport: connections", () => {
     const t = client(`${s.origin}/mcp`);
     const peer = new JsonRpcPeer(t);
     await peer.start();
-    await assert.rejects(peer.request("tools/call", {}, { timeoutMs: 150 }), isCode("TIMEOUT"));
+    await assert.rejects(peer.request("tools/call", {}, { timeoutMs: 150 }), bridgeError("TIMEOUT"));
     await until(() => postSocketClosed, "the stalled POST's connection to close");
     await peer.close();
   });
@@ -174,7 +174,7 @@ describe("StreamableHttpClientTransport: connections", () => {
     assert.equal(s.requests.length, 3, "the notification arrived twice: once on the dead socket, once on a new one");
     assert.equal(s.connections, 2);
     // The second connection now drops its second request: this time a tools/call.
-    await assert.rejects(t.send(request(2, "tools/call")), isCode("HTTP_ERROR", /socket hang up|ECONNRESET/));
+    await assert.rejects(t.send(request(2, "tools/call")), bridgeError("HTTP_ERROR", /socket hang up|ECONNRESET/));
     assert.equal(s.requests.filter((q) => (q.json as { id?: number }).id === 2).length, 1, "a request is never sent twice");
     assert.equal(s.connections, 2);
   });
@@ -184,7 +184,7 @@ describe("StreamableHttpClientTransport: connections", () => {
     const url = `${s.origin}/mcp`;
     await s.close();
     const t = client(url);
-    await assert.rejects(t.send(request(1, "ping")), isCode("HTTP_ERROR", /ECONNREFUSED/));
+    await assert.rejects(t.send(request(1, "ping")), bridgeError("HTTP_ERROR", /ECONNREFUSED/));
   });
 
   it("refuses bad URLs and bad header values at construction, without echoing the value", () => {
@@ -205,9 +205,8 @@ describe("StreamableHttpClientTransport: redirects", () => {
       res.end();
     });
     const t = client(`${s.origin}/mcp`, { headers: { authorization: "Bearer secret-token" } });
-    await assert.rejects(t.send(request(1, "tools/list")), (e: unknown) =>
-      isCode("HTTP_ERROR", /redirecting to another origin \(http:\/\/127\.0\.0\.1:\d+\); refused/)(e) && !/secret-token/.test((e as Error).message));
-    await assert.rejects(t.send(notification("notifications/initialized")), isCode("HTTP_ERROR", /another origin/));
+    await assert.rejects(t.send(request(1, "tools/list")), bridgeError("HTTP_ERROR", /^(?!.*secret-token).*redirecting to another origin \(http:\/\/127\.0\.0\.1:\d+\); refused/s));
+    await assert.rejects(t.send(notification("notifications/initialized")), bridgeError("HTTP_ERROR", /another origin/));
     assert.equal(other.requests.length, 0);
     assert.equal(other.connections, 0);
   });
@@ -234,7 +233,7 @@ describe("StreamableHttpClientTransport: redirects", () => {
       if (req.url === "/found") return void res.writeHead(302, { location: "/mcp" }).end();
       res.writeHead(307, { location: "/loop" }).end();
     });
-    await assert.rejects(client(`${s.origin}/found`).send(request(1, "ping")), isCode("HTTP_ERROR", /302.*only 307\/308/));
-    await assert.rejects(client(`${s.origin}/loop`).send(request(1, "ping")), isCode("HTTP_ERROR", /more than 3 redirects/));
+    await assert.rejects(client(`${s.origin}/found`).send(request(1, "ping")), bridgeError("HTTP_ERROR", /302.*only 307\/308/));
+    await assert.rejects(client(`${s.origin}/loop`).send(request(1, "ping")), bridgeError("HTTP_ERROR", /more than 3 redirects/));
   });
 });

@@ -5,10 +5,10 @@
 import * as http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { after } from "node:test";
-import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import type { JsonRpcId, JsonRpcSuccess } from "../../src/jsonrpc/message.ts";
 import { StreamableHttpClientTransport, type HttpClientOptions } from "../../src/transport/http-client.ts";
 import type { Transport } from "../../src/transport/transport.ts";
+import { until, within } from "../helpers/wait.ts";
 
 export interface SeenRequest {
   method: string;
@@ -67,9 +67,7 @@ export async function rawServer(handler: Handler): Promise<RawServer> {
     requests,
     connections: 0,
     open,
-    allClosed: async () => {
-      while (open.size > 0) await new Promise((r) => setTimeout(r, 5));
-    },
+    allClosed: () => until(() => open.size === 0, "every connection to the raw server to close"),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -116,11 +114,6 @@ export function closedAfterAll<T extends { close(): Promise<void> }>(): {
   };
 }
 
-/** An `assert.rejects` matcher: a BridgeError with `code` (and a message matching `pattern`). */
-export function isCode(code: string, pattern?: RegExp): (e: unknown) => boolean {
-  return (e: unknown) => e instanceof BridgeError && e.code === code && (pattern === undefined || pattern.test(e.message));
-}
-
 export function sendJson(res: http.ServerResponse, value: unknown, headers: http.OutgoingHttpHeaders = {}, status = 200): void {
   const body = JSON.stringify(value);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
@@ -156,7 +149,7 @@ export function initializeResult(id: unknown, protocolVersion = "2025-11-25"): J
   return result(id, { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } });
 }
 
-/** Records what a transport reports, with a way to wait for a message. */
+/** Records what a transport reports, with a way to wait for a message (failing, naming `what`, if none comes). */
 export function record(transport: Transport) {
   const messages: unknown[] = [];
   const errors: Error[] = [];
@@ -170,21 +163,12 @@ export function record(transport: Transport) {
   };
   transport.onerror = (e) => errors.push(e);
   transport.onclose = (reason) => closes.push(reason);
-  const waitFor = (match: (m: unknown) => boolean): Promise<unknown> => {
+  const waitFor = (match: (m: unknown) => boolean, what = "a matching message"): Promise<unknown> => {
     const seen = messages.find(match);
     if (seen !== undefined) return Promise.resolve(seen);
-    return new Promise((resolve) => waiters.push({ match, resolve }));
+    return within(new Promise((resolve) => waiters.push({ match, resolve })), what);
   };
   return { messages, errors, closes, waitFor };
-}
-
-/** Polls until `check` is true (tests wait for events, never for fixed times). */
-export async function until(check: () => boolean, what: string, limitMs = 5000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 export function request(id: number | string, method: string, params?: Record<string, unknown>) {

@@ -1,7 +1,6 @@
 /** The Streamable HTTP client's POST path: headers and session, JSON and SSE replies, error replies, size limits, and use under McpClient. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import {
@@ -9,7 +8,6 @@ import {
   accepted,
   httpClientsClosedAfterAll,
   initializeResult,
-  isCode,
   notification,
   plainServer,
   record,
@@ -19,6 +17,7 @@ import {
   sseEvent,
   sseHead,
 } from "./http-client-helpers.ts";
+import { assertBridgeError, bridgeError } from "../helpers/errors.ts";
 
 const { serve, client } = httpClientsClosedAfterAll();
 
@@ -111,8 +110,9 @@ describe("StreamableHttpClientTransport: the POST path", () => {
     const t = client(`${s.origin}/mcp`);
     await t.send(notification("notifications/initialized"));
     await t.send(result(9, {}));
-    await assert.rejects(t.send(notification("notifications/bad")), (e: unknown) =>
-      isCode("HTTP_ERROR", /answered 400.*no such thing/)(e) && (e as BridgeError).details.status === 400);
+    await assert.rejects(t.send(notification("notifications/bad")), bridgeError("HTTP_ERROR", /answered 400.*no such thing/, {
+      details: { status: 400, method: "POST", url: `${s.origin}/mcp` },
+    }));
   });
 
   it("rejects a request promptly when the server answers an error status (the caller sees the status)", async () => {
@@ -123,7 +123,7 @@ describe("StreamableHttpClientTransport: the POST path", () => {
     const t = client(`${s.origin}/mcp`);
     const peer = new JsonRpcPeer(t, { requestTimeoutMs: 30_000 });
     await peer.start();
-    await assert.rejects(peer.request("tools/list"), isCode("HTTP_ERROR", /tools\/list.*answered 500.*database on fire/));
+    await assert.rejects(peer.request("tools/list"), bridgeError("HTTP_ERROR", /tools\/list.*answered 500.*database on fire/));
     assert.equal(peer.pendingCount, 0);
     await peer.close();
   });
@@ -134,7 +134,7 @@ describe("StreamableHttpClientTransport: the POST path", () => {
       res.end("<html>login page</html>");
     });
     const t = client(`${s.origin}/mcp`);
-    await assert.rejects(t.send(request(1, "tools/list")), isCode("HTTP_ERROR", /content type "text\/html"/));
+    await assert.rejects(t.send(request(1, "tools/list")), bridgeError("HTTP_ERROR", /content type "text\/html"/));
   });
 
   it("reports a malformed JSON body as PARSE_ERROR", async () => {
@@ -143,14 +143,14 @@ describe("StreamableHttpClientTransport: the POST path", () => {
       res.end('{"jsonrpc":"2.0","id":1,"result":');
     });
     const t = client(`${s.origin}/mcp`);
-    await assert.rejects(t.send(request(1, "tools/list")), isCode("PARSE_ERROR", /not valid JSON/));
+    await assert.rejects(t.send(request(1, "tools/list")), bridgeError("PARSE_ERROR", /not valid JSON/));
   });
 
   it("rejects a JSON reply that does not answer the request, with the server's reason", async () => {
     const s = await serve((_req, res) => sendJson(res, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Bad Request: missing session" } }));
     const t = client(`${s.origin}/mcp`);
     const r = record(t);
-    await assert.rejects(t.send(request(1, "tools/list")), isCode("HTTP_ERROR", /did not contain its response: Bad Request: missing session/));
+    await assert.rejects(t.send(request(1, "tools/list")), bridgeError("HTTP_ERROR", /did not contain its response: Bad Request: missing session/));
     assert.equal(r.messages.length, 1, "the id-less error is still delivered");
   });
 
@@ -162,7 +162,7 @@ describe("StreamableHttpClientTransport: the POST path", () => {
     });
     const t = client(`${s.origin}/mcp`);
     const r = record(t);
-    await assert.rejects(t.send(request(1, "tools/call")), isCode("HTTP_ERROR", /ended before its response.*no event id/));
+    await assert.rejects(t.send(request(1, "tools/call")), bridgeError("HTTP_ERROR", /ended before its response.*no event id/));
     assert.equal(r.messages.length, 1);
     assert.equal(s.requests.filter((q) => q.method === "GET").length, 0, "nothing to resume from");
   });
@@ -174,7 +174,7 @@ describe("StreamableHttpClientTransport: the POST path", () => {
       setTimeout(() => res.destroy(), 20);
     });
     const t = client(`${s.origin}/mcp`);
-    await assert.rejects(t.send(request(1, "tools/list")), isCode("HTTP_ERROR", /closed before the body ended/));
+    await assert.rejects(t.send(request(1, "tools/list")), bridgeError("HTTP_ERROR", /closed before the body ended/));
   });
 
   it("reports an SSE event that is not JSON to onerror and keeps reading", async () => {
@@ -190,7 +190,7 @@ describe("StreamableHttpClientTransport: the POST path", () => {
     await t.send(request(3, "ping"));
     assert.deepEqual(r.messages, [result(3)]);
     assert.equal(r.errors.length, 1);
-    assert.ok(isCode("PARSE_ERROR")(r.errors[0]));
+    assertBridgeError(r.errors[0], "PARSE_ERROR");
   });
 });
 
@@ -200,7 +200,7 @@ describe("StreamableHttpClientTransport: limits", () => {
   it("refuses a JSON body over the limit (declared length) and destroys the socket", async () => {
     const s = await serve((req, res) => sendJson(res, result((req.json as { id: number }).id, { big })));
     const t = client(`${s.origin}/mcp`, { maxBodyBytes: 16 * 1024 });
-    await assert.rejects(t.send(request(1, "tools/list")), isCode("LIMIT_EXCEEDED", /16384 bytes/));
+    await assert.rejects(t.send(request(1, "tools/list")), bridgeError("LIMIT_EXCEEDED", /16384 bytes/));
     await s.allClosed();
   });
 
@@ -212,7 +212,7 @@ describe("StreamableHttpClientTransport: limits", () => {
       res.end();
     });
     const t = client(`${s.origin}/mcp`, { maxBodyBytes: 16 * 1024 });
-    await assert.rejects(t.send(request(1, "tools/list")), isCode("LIMIT_EXCEEDED"));
+    await assert.rejects(t.send(request(1, "tools/list")), bridgeError("LIMIT_EXCEEDED"));
     await s.allClosed();
   });
 
@@ -222,7 +222,7 @@ describe("StreamableHttpClientTransport: limits", () => {
       res.write(`data: ${big}`);
     });
     const t = client(`${s.origin}/mcp`, { maxBodyBytes: 16 * 1024 });
-    await assert.rejects(t.send(request(1, "tools/call")), isCode("LIMIT_EXCEEDED"));
+    await assert.rejects(t.send(request(1, "tools/call")), bridgeError("LIMIT_EXCEEDED"));
     await s.allClosed();
   });
 });

@@ -2,14 +2,12 @@
 import assert from "node:assert/strict";
 import type * as http from "node:http";
 import { describe, it } from "node:test";
-import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { StreamableHttpClientTransport, type HttpClientOptions } from "../../src/transport/http-client.ts";
 import {
   INIT_PARAMS,
   accepted,
   closedAfterAll,
   initializeResult,
-  isCode,
   notification,
   record,
   request,
@@ -17,9 +15,10 @@ import {
   sendJson,
   sseEvent,
   sseHead,
-  until,
   type Handler,
 } from "./http-client-helpers.ts";
+import { assertBridgeError, bridgeError } from "../helpers/errors.ts";
+import { until } from "../helpers/wait.ts";
 
 const { serve, keep } = closedAfterAll<StreamableHttpClientTransport>();
 
@@ -128,7 +127,7 @@ describe("resuming a POST's SSE stream", () => {
       setTimeout(() => res.destroy(), 10);
     });
     const t = client(`${s.origin}/mcp`);
-    await assert.rejects(t.send(request(1, "tools/call")), isCode("HTTP_ERROR", /gave up resuming.*after 3 attempts.*503/));
+    await assert.rejects(t.send(request(1, "tools/call")), bridgeError("HTTP_ERROR", /gave up resuming.*after 3 attempts.*503/));
     assert.equal(s.requests.filter((q) => q.method === "GET").length, 3);
   });
 
@@ -140,7 +139,7 @@ describe("resuming a POST's SSE stream", () => {
       setTimeout(() => res.end(), 10);
     });
     const t = client(`${s.origin}/mcp`);
-    await assert.rejects(t.send(request(1, "tools/call")), isCode("HTTP_ERROR", /resuming request "tools\/call" \(id 1\): GET .* answered 405/));
+    await assert.rejects(t.send(request(1, "tools/call")), bridgeError("HTTP_ERROR", /resuming request "tools\/call" \(id 1\): GET .* answered 405/));
   });
 
   it("completes a request whose response arrives on the GET stream instead", async () => {
@@ -159,11 +158,14 @@ describe("resuming a POST's SSE stream", () => {
       setTimeout(() => getRes?.write(sseEvent({ id: "g1", data: JSON.stringify(result(msg.id)) })), 10);
     });
     const t = client(`${s.origin}/mcp`, { openGetStream: true });
-    record(t);
+    const r = record(t);
     await t.send(request(1, "initialize", INIT_PARAMS));
     await t.send(notification("notifications/initialized"));
     await until(() => getRes !== undefined, "the GET stream");
     await t.send(request(2, "tools/call"));
+    assert.deepEqual(await r.waitFor((m) => (m as { id?: unknown }).id === 2, "the tools/call response"), result(2));
+    assert.deepEqual(r.messages.filter((m) => (m as { id?: unknown }).id === 2).length, 1, "delivered once");
+    assert.deepEqual(r.errors, []);
   });
 });
 
@@ -244,7 +246,7 @@ describe("the GET stream", () => {
     await t.send(request(1, "initialize", INIT_PARAMS));
     await t.send(notification("notifications/initialized"));
     await until(() => r.errors.length > 0, "the GET stream to give up");
-    assert.ok(isCode("HTTP_ERROR", /GET stream: 3 reconnections failed in a row; giving up.*502/)(r.errors[0]));
+    assertBridgeError(r.errors[0], "HTTP_ERROR", /GET stream: 3 reconnections failed in a row; giving up.*502/);
     assert.equal(s.requests.filter((q) => q.method === "GET").length, 4);
   });
 });
@@ -329,7 +331,7 @@ describe("session expiry", () => {
     const t = client(`${s.origin}/mcp`);
     await t.send(request(1, "initialize", INIT_PARAMS));
     st.expire();
-    await assert.rejects(t.send(request(2, "tools/list")), isCode("HTTP_ERROR", /404.*again right after re-initializing/));
+    await assert.rejects(t.send(request(2, "tools/list")), bridgeError("HTTP_ERROR", /404.*again right after re-initializing/));
   });
 
   it("fails clearly when the re-initialize itself fails", async () => {
@@ -338,14 +340,15 @@ describe("session expiry", () => {
     const t = client(`${s.origin}/mcp`);
     await t.send(request(1, "initialize", INIT_PARAMS));
     st.expire();
-    await assert.rejects(t.send(request(2, "tools/list")), isCode("HTTP_ERROR", /session expired \(404\) and re-initializing failed.*500/));
+    await assert.rejects(t.send(request(2, "tools/list")), bridgeError("HTTP_ERROR", /session expired \(404\) and re-initializing failed.*500/));
   });
 
   it("treats 404 without a session as a plain error (nothing to re-initialize)", async () => {
     const s = await serve((_req, res) => void res.writeHead(404).end("no such endpoint"));
     const t = client(`${s.origin}/mcp`);
-    await assert.rejects(t.send(request(1, "initialize", INIT_PARAMS)), (e: unknown) =>
-      isCode("HTTP_ERROR", /answered 404.*no such endpoint/)(e) && (e as BridgeError).details.status === 404);
+    await assert.rejects(t.send(request(1, "initialize", INIT_PARAMS)), bridgeError("HTTP_ERROR", /answered 404.*no such endpoint/, {
+      details: { status: 404, method: "POST", url: `${s.origin}/mcp` },
+    }));
     assert.equal(s.requests.length, 1);
   });
 });

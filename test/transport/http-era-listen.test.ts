@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { agent, messageOf, until } from "./http-test-helpers.ts";
+import { until } from "../helpers/wait.ts";
+import { agent, messageOf } from "./http-test-helpers.ts";
 import { eraPost, serveEra } from "./http-era-helpers.ts";
 
 after(() => agent.destroy());

@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { request } from "node:http";
-import { agent, call, initSession, JSON_POST, send, until } from "./http-test-helpers.ts";
+import { until } from "../helpers/wait.ts";
+import { agent, call, initSession, JSON_POST, send } from "./http-test-helpers.ts";
 import { bodyOf, eraHeaders, eraMeta, eraPost, serveEra, V } from "./http-era-helpers.ts";
 
 after(() => agent.destroy());

@@ -3,7 +3,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
 import { StreamableHttpServer, type StreamableHttpServerOptions } from "../../src/transport/http-server.ts";
-import { agent, buildMcp, call, initSession, JSON_POST, messageOf, send, serveFixture, until } from "./http-test-helpers.ts";
+import { agent, buildMcp, call, initSession, JSON_POST, messageOf, send, serveFixture } from "./http-test-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 after(() => agent.destroy());
 

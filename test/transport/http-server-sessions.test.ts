@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { after, mock, test } from "node:test";
 import { StreamableHttpServer, type StreamableHttpServerOptions } from "../../src/transport/http-server.ts";
-import { agent, call, initSession, JSON_POST, send, serveFixture, until, type Session } from "./http-test-helpers.ts";
+import { agent, call, initSession, JSON_POST, send, serveFixture, type Session } from "./http-test-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 after(() => agent.destroy());
 

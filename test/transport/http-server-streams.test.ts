@@ -3,7 +3,8 @@ import { request } from "node:http";
 import { after, test } from "node:test";
 import type { SseEvent } from "../../src/jsonrpc/sse.ts";
 import { StreamableHttpServer, type StreamableHttpServerOptions } from "../../src/transport/http-server.ts";
-import { agent, call, initSession, messageOf, send, serveFixture, until } from "./http-test-helpers.ts";
+import { agent, call, initSession, messageOf, send, serveFixture } from "./http-test-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 after(() => agent.destroy());
 
@@ -230,19 +231,29 @@ test("a cancelled request's POST ends with 202 instead of waiting forever", asyn
   await s.stop();
 });
 
-test("a client that leaves before its JSON answer does not disturb the session", async () => {
+test("a client that leaves before its JSON answer does not disturb the session", async (t) => {
+  // The idle clock is mocked, so only the test's ticks can expire the session (see http-server.test.ts).
+  t.mock.timers.enable({ apis: ["setTimeout"] });
   const s = await start({ sessionIdleMs: 100 });
-  const session = await initSession(s.url);
-  const req = request(s.url, { method: "POST", headers: session.post() });
-  req.on("error", () => undefined);
-  req.end(JSON.stringify(call(1, "wait")));
-  await until(() => s.steps.includes("wait:start"), "the wait tool to start");
-  req.destroy();
-  s.gate.release(); // the answer finds no client and is dropped
-  const r = await send(s.url, { headers: session.post(), body: call(2, "echo", { text: "still here" }) });
-  assert.equal(JSON.parse(r.body).result.content[0].text, "still here");
-  await until(() => s.http.sessionCount === 0, "the session to go idle and expire");
-  await s.stop();
+  try {
+    const session = await initSession(s.url);
+    const req = request(s.url, { method: "POST", headers: session.post() });
+    req.on("error", () => undefined);
+    req.end(JSON.stringify(call(1, "wait")));
+    await until(() => s.steps.includes("wait:start"), "the wait tool to start", { spin: true });
+    req.destroy();
+    s.gate.release(); // the answer finds no client and is dropped
+    const r = await send(s.url, { headers: session.post(), body: call(2, "echo", { text: "still here" }) });
+    assert.equal(JSON.parse(r.body).result.content[0].text, "still here");
+    const expired = () => {
+      t.mock.timers.tick(100);
+      return s.http.sessionCount === 0;
+    };
+    await until(expired, "the session to go idle and expire", { spin: true });
+  } finally {
+    t.mock.timers.reset();
+    await s.stop();
+  }
 });
 
 test("open SSE responses get keep-alive comments; close() ends them and every session", async () => {

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { Agent, request as httpRequest } from "node:http";
 import { after, describe, test } from "node:test";
 import { StreamableHttpServer, type StreamableHttpServerOptions } from "../../src/transport/http-server.ts";
-import { agent, buildMcp, call, initSession, JSON_POST, send, until } from "./http-test-helpers.ts";
+import { agent, buildMcp, call, initSession, JSON_POST, send } from "./http-test-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 after(() => agent.destroy());
 
@@ -223,20 +224,34 @@ describe("StreamableHttpServer: sessions", () => {
     await s.stop();
   });
 
-  test("idle sessions expire; an open GET stream keeps a session alive", async () => {
+  test("idle sessions expire; an open GET stream keeps a session alive", async (t) => {
+    // The idle clock is mocked: sessions expire when the test moves time, never because a slow
+    // machine took longer than sessionIdleMs between two requests. Waits poll with setImmediate.
+    t.mock.timers.enable({ apis: ["setTimeout"] });
     const s = await start({ sessionIdleMs: 60 });
-    const idle = await initSession(s.url);
-    const streaming = await initSession(s.url);
-    const get = await send(s.url, { method: "GET", headers: streaming.get() });
-    assert.equal(get.status, 200);
-    await until(() => s.http.sessionCount === 1, "the idle session to expire");
-    assert.equal((await send(s.url, { headers: idle.post(), body: call(1, "echo", { text: "x" }) })).status, 404);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal((await send(s.url, { headers: streaming.post(), body: call(2, "echo", { text: "y" }) })).status, 200);
-    get.sse!.close();
-    await until(() => s.http.sessionCount === 0, "the streaming session to expire once its stream closed");
-    assert.equal(s.mcp.sessions.size, 0);
-    await s.stop();
+    try {
+      const idle = await initSession(s.url);
+      const streaming = await initSession(s.url);
+      const get = await send(s.url, { method: "GET", headers: streaming.get() });
+      assert.equal(get.status, 200);
+      t.mock.timers.tick(59);
+      assert.equal(s.http.sessionCount, 2, "59 ms idle: both sessions are still there");
+      t.mock.timers.tick(1);
+      assert.equal(s.http.sessionCount, 1, "60 ms idle: the idle session expired, the streaming one did not");
+      assert.equal((await send(s.url, { headers: idle.post(), body: call(1, "echo", { text: "x" }) })).status, 404);
+      t.mock.timers.tick(200);
+      assert.equal((await send(s.url, { headers: streaming.post(), body: call(2, "echo", { text: "y" }) })).status, 200);
+      get.sse!.close();
+      const expired = () => {
+        t.mock.timers.tick(60);
+        return s.http.sessionCount === 0;
+      };
+      await until(expired, "the streaming session to expire once its stream closed", { spin: true });
+      assert.equal(s.mcp.sessions.size, 0);
+    } finally {
+      t.mock.timers.reset();
+      await s.stop();
+    }
   });
 
   test("notifications and responses alone get 202 with no body", async () => {

@@ -142,15 +142,6 @@ export async function initSession(url: URL, version = "2025-11-25", capabilities
   return s;
 }
 
-/** Resolves once `check()` is true, polling every few ms (gives up after `ms`). */
-export async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 /** A tool handler's way to wait for the test: `release()` lets the pending call go on. */
 export class Gate {
   private waiting: Array<() => void> = [];

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import type * as http from "node:http";
 import { describe, it } from "node:test";
-import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { JsonRpcPeer } from "../../src/jsonrpc/peer.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import { AuthError } from "../../src/transport/auth-error.ts";
@@ -10,16 +9,16 @@ import {
   INIT_PARAMS,
   closedAfterAll,
   initializeResult,
-  isCode,
   notification,
   record,
   request,
   result,
   sseEvent,
   sseHead,
-  until,
   type Handler,
 } from "./http-client-helpers.ts";
+import { assertBridgeError, bridgeError } from "../helpers/errors.ts";
+import { until } from "../helpers/wait.ts";
 
 const { serve, keep } = closedAfterAll<SseClientTransport>();
 
@@ -111,8 +110,8 @@ describe("SseClientTransport", () => {
     const ls = legacyServer({ endpointData: () => `${other.origin}/messages?sessionId=evil` });
     const s = await serve(ls.handler);
     const t = client(`${s.origin}/sse`, { headers: { authorization: "Bearer secret" } });
-    await assert.rejects(t.start(), isCode("HTTP_ERROR", /endpoint event .* points to another origin \(http:\/\/127\.0\.0\.1:\d+\); refused/));
-    await assert.rejects(t.send(request(1, "initialize", INIT_PARAMS)), isCode("NOT_CONNECTED"));
+    await assert.rejects(t.start(), bridgeError("HTTP_ERROR", /endpoint event .* points to another origin \(http:\/\/127\.0\.0\.1:\d+\); refused/));
+    await assert.rejects(t.send(request(1, "initialize", INIT_PARAMS)), bridgeError("NOT_CONNECTED"));
     assert.equal(other.requests.length, 0);
     await t.close();
     await s.allClosed();
@@ -130,10 +129,10 @@ describe("SseClientTransport", () => {
     await until(() => s.requests.some((q) => q.method === "POST"), "the POST");
     ls.stream!.destroy();
     const err = await pending;
-    assert.ok(isCode("CLOSED", /SSE stream of http:\/\/127\.0\.0\.1:\d+\/sse ended/)(err), String(err));
+    assertBridgeError(err, "CLOSED", /SSE stream of http:\/\/127\.0\.0\.1:\d+\/sse ended/);
     assert.equal(closes.length, 1);
-    assert.ok(isCode("CLOSED")(closes[0]));
-    await assert.rejects(t.send(request(9, "ping")), isCode("CLOSED"));
+    assertBridgeError(closes[0], "CLOSED");
+    await assert.rejects(t.send(request(9, "ping")), bridgeError("CLOSED"));
   });
 
   it("ends the transport when the server closes the stream cleanly", async () => {
@@ -144,7 +143,7 @@ describe("SseClientTransport", () => {
     await t.start();
     ls.stream!.end();
     await until(() => r.closes.length === 1, "onclose");
-    assert.ok(isCode("CLOSED", /ended \(the server closed it\)/)(r.closes[0]));
+    assertBridgeError(r.closes[0], "CLOSED", /ended \(the server closed it\)/);
   });
 
   it("fails start() when the stream ends before the endpoint event", async () => {
@@ -152,7 +151,7 @@ describe("SseClientTransport", () => {
       sseHead(res);
       res.end(sseEvent({ event: "message", data: "{}" }));
     });
-    await assert.rejects(client(`${s.origin}/sse`).start(), isCode("HTTP_ERROR", /ended before its endpoint event/));
+    await assert.rejects(client(`${s.origin}/sse`).start(), bridgeError("HTTP_ERROR", /ended before its endpoint event/));
   });
 
   it("fails start() on a GET that is not an event stream", async () => {
@@ -160,7 +159,7 @@ describe("SseClientTransport", () => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end("{}");
     });
-    await assert.rejects(client(`${s.origin}/sse`).start(), isCode("HTTP_ERROR", /content type "application\/json", not text\/event-stream/));
+    await assert.rejects(client(`${s.origin}/sse`).start(), bridgeError("HTTP_ERROR", /content type "application\/json", not text\/event-stream/));
   });
 
   it("fails start() when no endpoint event comes in time", async () => {
@@ -168,7 +167,7 @@ describe("SseClientTransport", () => {
       sseHead(res);
       res.write(": waiting\n\n");
     });
-    await assert.rejects(client(`${s.origin}/sse`, { endpointTimeoutMs: 100 }).start(), isCode("TIMEOUT"));
+    await assert.rejects(client(`${s.origin}/sse`, { endpointTimeoutMs: 100 }).start(), bridgeError("TIMEOUT"));
     await s.allClosed();
   });
 
@@ -185,8 +184,9 @@ describe("SseClientTransport", () => {
     const s = await serve(ls.handler);
     const t = client(`${s.origin}/sse`);
     await t.start();
-    await assert.rejects(t.send(request(1, "ping")), (e: unknown) =>
-      isCode("HTTP_ERROR", /POST .*\/messages answered 400/)(e) && (e as BridgeError).details.status === 400);
+    await assert.rejects(t.send(request(1, "ping")), bridgeError("HTTP_ERROR", /POST .*\/messages answered 400/, {
+      details: { status: 400, method: "POST", url: `${s.origin}/messages` },
+    }));
   });
 
   it("reports a message event that is not JSON and keeps going", async () => {
@@ -201,7 +201,7 @@ describe("SseClientTransport", () => {
     await r.waitFor(() => true);
     assert.deepEqual(r.messages, [notification("notifications/tools/list_changed")]);
     assert.equal(r.errors.length, 1);
-    assert.ok(isCode("PARSE_ERROR")(r.errors[0]));
+    assertBridgeError(r.errors[0], "PARSE_ERROR");
     assert.equal(t.endpoint, `${s.origin}/messages?sessionId=abc`, "a later endpoint event changes nothing");
     assert.equal(r.closes.length, 0);
   });
@@ -214,8 +214,8 @@ describe("SseClientTransport", () => {
     await t.start();
     ls.stream!.write(`event: message\ndata: ${"x".repeat(4096)}`);
     await until(() => r.closes.length === 1, "onclose");
-    assert.ok(isCode("LIMIT_EXCEEDED")(r.errors[0]));
-    assert.ok(isCode("CLOSED", /exceeds 1024 characters/)(r.closes[0]));
+    assertBridgeError(r.errors[0], "LIMIT_EXCEEDED");
+    assertBridgeError(r.closes[0], "CLOSED", /exceeds 1024 characters/);
     await s.allClosed();
   });
 

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { SseServer, type SseServerOptions } from "../../src/transport/sse-server.ts";
-import { agent, call, messageOf, send, serveFixture, until, type SseReply } from "./http-test-helpers.ts";
+import { agent, call, messageOf, send, serveFixture, type SseReply } from "./http-test-helpers.ts";
+import { until } from "../helpers/wait.ts";
 
 after(() => agent.destroy());
 

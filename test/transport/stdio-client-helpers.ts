@@ -2,6 +2,7 @@
 import type { JsonRpcMessage } from "../../src/jsonrpc/message.ts";
 import { StdioClientTransport, type StdioClientOptions } from "../../src/transport/stdio-client.ts";
 import { fixture } from "../e2e/helpers.ts";
+import { until, within } from "../helpers/wait.ts";
 
 /** A transport on the faulty fixture, recording everything it reports. */
 export function faulty(flags: string[], options: Partial<StdioClientOptions> = {}) {
@@ -30,23 +31,21 @@ export function faulty(flags: string[], options: Partial<StdioClientOptions> = {
     closes.push(reason);
     closed(reason);
   };
-  const waitFor = (match: (m: unknown) => boolean): Promise<unknown> => {
+  const waitFor = (match: (m: unknown) => boolean, what = "a matching message"): Promise<unknown> => {
     const seen = messages.find(match);
     if (seen !== undefined) return Promise.resolve(seen);
-    return new Promise((resolve) => waiters.push({ match, resolve }));
+    return within(new Promise((resolve) => waiters.push({ match, resolve })), what);
   };
   const request = async (id: number, method: string, params?: Record<string, unknown>) => {
-    const response = waitFor((m) => (m as { id?: unknown }).id === id);
+    const response = waitFor((m) => (m as { id?: unknown }).id === id, `the response to ${method} (id ${id})`);
     const msg: JsonRpcMessage = params ? { jsonrpc: "2.0", id, method, params } : { jsonrpc: "2.0", id, method };
     await transport.send(msg);
     return (await response) as { id: number; result?: Record<string, unknown>; error?: { code: number } };
   };
   const stderrLine = async (prefix: string): Promise<string> => {
-    for (;;) {
-      const line = stderr.find((l) => l.startsWith(prefix));
-      if (line !== undefined) return line;
-      await sleep(20);
-    }
+    const find = () => stderr.find((l) => l.startsWith(prefix));
+    await until(() => find() !== undefined, `a stderr line starting with "${prefix}"`);
+    return find()!;
   };
   return { transport, messages, errors, closes, stderr, logs, closedPromise, waitFor, request, stderrLine };
 }

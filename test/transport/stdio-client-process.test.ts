@@ -5,6 +5,7 @@ import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { ByteRing, lastLines, TextLineSplitter } from "../../src/transport/ring-buffer.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { alive, waitGone } from "../e2e/helpers.ts";
+import { until } from "../helpers/wait.ts";
 import { faulty, sleep, textOf } from "./stdio-client-helpers.ts";
 
 const MiB = 1024 * 1024;
@@ -111,7 +112,7 @@ describe("StdioClientTransport: lifecycle", () => {
       onStderr: (l) => messages.push(l),
     });
     await transport.start();
-    while (!messages.includes("stdin-closed")) await sleep(20);
+    await until(() => messages.includes("stdin-closed"), 'the child\'s "stdin-closed" on stderr');
     let rejected: unknown;
     for (let i = 0; i < 100 && rejected === undefined; i++) {
       await transport.send({ jsonrpc: "2.0", method: "x", params: { pad: "y".repeat(1024) } }).catch((e) => (rejected = e));

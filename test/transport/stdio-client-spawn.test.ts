@@ -38,11 +38,10 @@ describe("StdioClientTransport: spawning", () => {
     await chmod(file, 0o644);
 
     const byPath = new StdioClientTransport({ command: file, name: "ro" });
-    await assert.rejects(byPath.start(), (e: unknown) => {
-      assert.ok(e instanceof BridgeError);
-      assert.equal(e.code, "SPAWN_FAILED");
-      assert.equal(e.message, `server "ro": spawn "${file}" failed: EACCES (${file} is not executable)`);
-      return true;
+    await assert.rejects(byPath.start(), {
+      name: "BridgeError",
+      code: "SPAWN_FAILED",
+      message: `server "ro": spawn "${file}" failed: EACCES (${file} is not executable)`,
     });
     const viaPath = new StdioClientTransport({ command: "not-exec", env: { PATH: dir } });
     await assert.rejects(viaPath.start(), { code: "SPAWN_FAILED", message: /EACCES/ });

@@ -4,6 +4,7 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import { describe, test } from "node:test";
 import type { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { readFirstLine, TcpClientTransport, TcpTransport } from "../../src/transport/tcp.ts";
+import { until, within } from "../helpers/wait.ts";
 
 /** A loopback server on port 0; every accepted socket is handed to `onSocket`. */
 async function listen(onSocket: (s: Socket) => void): Promise<{ server: Server; port: number; close: () => Promise<void> }> {
@@ -54,9 +55,14 @@ function record(t: TcpTransport) {
     closes.push(r);
     wake?.();
   };
-  const until = async (cond: () => boolean): Promise<void> => {
-    while (!cond()) await new Promise<void>((resolve) => (wake = resolve));
-  };
+  /** Resolves once `cond()` holds, re-checking on each message, error or close; fails naming `what` at the deadline. */
+  const until = (cond: () => boolean, what: string): Promise<void> =>
+    within(
+      (async () => {
+        while (!cond()) await new Promise<void>((resolve) => (wake = resolve));
+      })(),
+      what,
+    );
   return { messages, errors, closes, until };
 }
 
@@ -72,32 +78,32 @@ describe("TcpTransport and TcpClientTransport", { timeout: 30_000 }, () => {
     await serverSide.start();
     for (let i = 0; i < 50; i++) await client.send({ jsonrpc: "2.0", id: i, method: "m", params: { i } });
     await serverSide.send({ jsonrpc: "2.0", id: 1, result: { text: "é€😀" } });
-    await s.until(() => s.messages.length === 50);
-    await c.until(() => c.messages.length === 1);
+    await s.until(() => s.messages.length === 50, "all 50 messages at the server side");
+    await c.until(() => c.messages.length === 1, "the message at the client");
     assert.deepEqual(s.messages.map((m) => (m as { id: number }).id), Array.from({ length: 50 }, (_, i) => i));
     assert.deepEqual(c.messages[0], { jsonrpc: "2.0", id: 1, result: { text: "é€😀" } });
     await client.close();
-    await s.until(() => s.closes.length === 1);
+    await s.until(() => s.closes.length === 1, "the server side to close");
     assert.deepEqual(s.closes, [undefined]);
     assert.deepEqual(c.closes, [undefined]);
-    await assert.rejects(client.send({ jsonrpc: "2.0", method: "late" }), (e: BridgeError) => e.code === "CLOSED");
-    await assert.rejects(serverSide.send({ jsonrpc: "2.0", method: "late" }), (e: BridgeError) => e.code === "CLOSED");
+    await assert.rejects(client.send({ jsonrpc: "2.0", method: "late" }), { name: "BridgeError", code: "CLOSED" });
+    await assert.rejects(serverSide.send({ jsonrpc: "2.0", method: "late" }), { name: "BridgeError", code: "CLOSED" });
     await close();
   });
 
   test("a message written at every split point, across multi-byte characters, decodes intact", async () => {
     const line = new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", method: "m", params: { text: "é€😀 ok" } })}\n`);
     for (let cut = 1; cut < line.length; cut += 3) {
-      let raw: Socket | undefined;
-      const { port, close } = await listen((s) => (raw = s));
+      const accepted = deferred<Socket>();
+      const { port, close } = await listen((s) => accepted.resolve(s));
       const client = new TcpClientTransport({ port });
       const c = record(client);
       await client.start();
-      while (!raw) await new Promise((r) => setImmediate(r));
+      const raw = await within(accepted.promise, "the listener to accept the connection");
       raw.write(line.subarray(0, cut));
       await new Promise((r) => setTimeout(r, 1));
       raw.write(line.subarray(cut));
-      await c.until(() => c.messages.length === 1);
+      await c.until(() => c.messages.length === 1, "the message at the client");
       assert.deepEqual(c.messages[0], { jsonrpc: "2.0", method: "m", params: { text: "é€😀 ok" } }, `cut at ${cut}`);
       await client.close();
       await close();
@@ -105,18 +111,18 @@ describe("TcpTransport and TcpClientTransport", { timeout: 30_000 }, () => {
   });
 
   test("the other side closing ends the transport once; junk and oversize lines do not", async () => {
-    let raw: Socket | undefined;
-    const { port, close } = await listen((s) => (raw = s));
+    const accepted = deferred<Socket>();
+    const { port, close } = await listen((s) => accepted.resolve(s));
     const client = new TcpClientTransport({ port, maxLineBytes: 64 });
     const c = record(client);
     await client.start();
-    while (!raw) await new Promise((r) => setImmediate(r));
+    const raw = await within(accepted.promise, "the listener to accept the connection");
     raw.write(`not json\n${"x".repeat(200)}\n{"jsonrpc":"2.0","method":"after"}\n`);
-    await c.until(() => c.messages.length === 1);
+    await c.until(() => c.messages.length === 1, "the message at the client");
     assert.deepEqual(c.errors.map((e) => (e as BridgeError).code), ["PARSE_ERROR", "LINE_TOO_LONG"]);
     assert.deepEqual(c.messages, [{ jsonrpc: "2.0", method: "after" }]);
     raw.end();
-    await c.until(() => c.closes.length === 1);
+    await c.until(() => c.closes.length === 1, "the client to close");
     assert.deepEqual(c.closes, [undefined]);
     await client.close();
     assert.equal(c.closes.length, 1, "onclose is called exactly once");
@@ -124,14 +130,14 @@ describe("TcpTransport and TcpClientTransport", { timeout: 30_000 }, () => {
   });
 
   test("a reset connection ends the transport with a reason", async () => {
-    let raw: Socket | undefined;
-    const { port, close } = await listen((s) => (raw = s));
+    const accepted = deferred<Socket>();
+    const { port, close } = await listen((s) => accepted.resolve(s));
     const client = new TcpClientTransport({ port });
     const c = record(client);
     await client.start();
-    while (!raw) await new Promise((r) => setImmediate(r));
+    const raw = await within(accepted.promise, "the listener to accept the connection");
     raw.resetAndDestroy();
-    await c.until(() => c.closes.length === 1);
+    await c.until(() => c.closes.length === 1, "the client to close");
     assert.ok(c.closes[0] instanceof Error);
     assert.match(c.closes[0]!.message, /connection failed/);
     await close();
@@ -142,18 +148,33 @@ describe("TcpTransport and TcpClientTransport", { timeout: 30_000 }, () => {
     const port = probe.port;
     await probe.close();
     const failing = new TcpClientTransport({ port, connectAttempts: 3, retryDelayMs: 5 });
-    await assert.rejects(failing.start(), (e: BridgeError) => e.code === "CLOSED" && /connect failed: .*ECONNREFUSED/.test(e.message));
+    await assert.rejects(failing.start(), { name: "BridgeError", code: "CLOSED", message: /connect failed: .*ECONNREFUSED/ });
 
-    const late = new TcpClientTransport({ port, connectAttempts: 50, retryDelayMs: 10, maxRetryDelayMs: 20 });
+    // The listener appears while the client waits to retry: the wait is the test's to end.
+    const delays: number[] = [];
+    const waiting = deferred<void>();
+    const listening = deferred<void>();
+    const late = new TcpClientTransport({
+      port,
+      connectAttempts: 3,
+      retryDelayMs: 10,
+      delay: (ms) => {
+        delays.push(ms);
+        waiting.resolve();
+        return listening.promise;
+      },
+    });
     const starting = late.start();
-    await new Promise((r) => setTimeout(r, 60));
-    let raw: Socket | undefined;
-    const server = createServer((s) => (raw = s));
+    await within(waiting.promise, "the first connect attempt to be refused");
+    const accepted = deferred<Socket>();
+    const server = createServer((s) => accepted.resolve(s));
     await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    listening.resolve();
     await starting;
+    assert.deepEqual(delays, [10], "one refused attempt, one retry");
     await late.send({ jsonrpc: "2.0", method: "hello" });
-    while (!raw) await new Promise((r) => setImmediate(r));
-    const got = await next<string>((fn) => raw!.once("data", (d: Buffer) => fn(d.toString("utf8"))));
+    const raw = await within(accepted.promise, "the listener to accept the connection");
+    const got = await next<string>((fn) => raw.once("data", (d: Buffer) => fn(d.toString("utf8"))));
     assert.equal(got, '{"jsonrpc":"2.0","method":"hello"}\n');
     await late.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -173,7 +194,7 @@ describe("TcpTransport and TcpClientTransport", { timeout: 30_000 }, () => {
     const s = record(server);
     await server.start();
     await client.send({ jsonrpc: "2.0", method: "second" });
-    await s.until(() => s.messages.length === 2);
+    await s.until(() => s.messages.length === 2, "both messages at the server side");
     assert.deepEqual(s.messages, [{ jsonrpc: "2.0", method: "first" }, { jsonrpc: "2.0", method: "second" }]);
     await client.close();
     await server.close();
@@ -188,7 +209,7 @@ describe("TcpTransport and TcpClientTransport", { timeout: 30_000 }, () => {
     long.write("y".repeat(300));
     const silent = connect({ port, host: "127.0.0.1" });
     silent.on("error", () => undefined);
-    while (sockets.length < 2) await new Promise((r) => setImmediate(r));
+    await until(() => sockets.length === 2, "both connections to be accepted");
     const results = await Promise.allSettled(sockets.map((s) => readFirstLine(s, { maxBytes: 100, timeoutMs: 200 })));
     const reasons = results.map((r) => (r.status === "rejected" ? (r.reason as Error).message : "accepted")).sort();
     assert.deepEqual(reasons.map((m) => m.replace(/\d+/g, "N")), ["greeting longer than N bytes", "no greeting within N ms"]);

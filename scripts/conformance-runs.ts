@@ -1,0 +1,190 @@
+/**
+ * The six runs of `npm run conformance` and how each is driven: which suite, which leg, which
+ * requirement set, what it is given to test, and where its results land. Each run returns a
+ * `RunOutcome` for conformance-verdict.ts; nothing here decides pass or fail.
+ *
+ * Server runs test fixtures/servers/conformance.ts on 127.0.0.1 (a fresh one per run). Client
+ * runs start fixtures/clients/conformance.ts from the suite, inside a private network
+ * namespace, since the suite's scenario servers bind every interface (scripts/netns.ts).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { inNetns, type ProcessGroups, type Started } from "./netns.ts";
+import { finish, INTEROP_DIR, NODE22, node22Env, ROOT, suiteJs, type SuiteVersion } from "./conformance-setup.ts";
+import { parseScenarioList, type Leg, type ScenarioList } from "./conformance-list.ts";
+import { readResults } from "./conformance-results.ts";
+import type { Failure, RunOutcome } from "./conformance-verdict.ts";
+
+/** One run: a suite, a leg and, for 0.2, the requirement set it runs. */
+export interface RunSpec {
+  /** How scripts/conformance-expected-failures.json names the run. */
+  id: string;
+  suite: SuiteVersion;
+  leg: Leg;
+  requirements?: "2025-11-25" | "2026-07-28";
+}
+
+export const RUNS: readonly RunSpec[] = [
+  { id: "0.1.16/server", suite: "0.1.16", leg: "server" },
+  { id: "0.1.16/client", suite: "0.1.16", leg: "client" },
+  { id: "0.2/server/2025-11-25", suite: "0.2", leg: "server", requirements: "2025-11-25" },
+  { id: "0.2/server/2026-07-28", suite: "0.2", leg: "server", requirements: "2026-07-28" },
+  { id: "0.2/client/2025-11-25", suite: "0.2", leg: "client", requirements: "2025-11-25" },
+  { id: "0.2/client/2026-07-28", suite: "0.2", leg: "client", requirements: "2026-07-28" },
+];
+
+/** The client scenarios the 0.1.16 run keeps running one by one, as before 0.2 came. */
+export const CLIENT_SCENARIOS_0_1 = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"];
+
+/** Whole-run limits: generous, since a timeout is fatal and a loaded machine is slow. */
+const SERVER_RUN_TIMEOUT_MS = 600_000;
+const CLIENT_RUN_TIMEOUT_MS = 900_000;
+const CLIENT_SCENARIO_TIMEOUT_MS = 90_000;
+/** The suite's own limit for one client scenario (it kills the client after it). */
+const SUITE_CLIENT_TIMEOUT_MS = "60000";
+
+/** Harness check id: a 0.1.16 client scenario whose client exited non-zero (the suite fails those). */
+export const CLIENT_EXIT = "(client exit)";
+
+/** `conformance list` for one leg of a run. */
+export function listScenarios(spec: RunSpec): ScenarioList {
+  const args = [suiteJs(spec.suite), "list", `--${spec.leg}`];
+  if (spec.requirements !== undefined) args.push("--requirements", spec.requirements);
+  const r = spawnSync(NODE22, args, { encoding: "utf8", env: node22Env() });
+  if (r.status !== 0) throw new Error(`conformance ${spec.suite} list --${spec.leg} failed: ${r.stderr}`);
+  return parseScenarioList(r.stdout, spec.leg);
+}
+
+/** The command the suite runs for each client scenario; it splits it on spaces and appends the URL. */
+export function clientCommand(): string {
+  return [process.execPath, "--import", "tsx", join(ROOT, "fixtures", "clients", "conformance.ts")].join(" ");
+}
+
+/** A folder name for a run: its id with `/` made `-`. */
+export function runFolder(spec: RunSpec): string {
+  return spec.id.replaceAll("/", "-");
+}
+
+async function startOurServer(groups: ProcessGroups, logFile: string): Promise<{ server: Started; url: string }> {
+  const server = groups.start(
+    "conformance server",
+    process.execPath,
+    ["--import", "tsx", join(ROOT, "fixtures", "servers", "conformance.ts"), "--port", "0"],
+    { cwd: ROOT },
+  );
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(server.output());
+    if (m !== null) return { server, url: m[1] as string };
+    if (server.child.exitCode !== null || Date.now() > deadline) {
+      writeFileSync(logFile, server.output());
+      throw new Error(`our conformance server did not start:\n${server.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function selection(spec: RunSpec): string[] {
+  return spec.requirements !== undefined ? ["--requirements", spec.requirements] : ["--suite", "all"];
+}
+
+/** Runs the suite's server leg against a fresh server of ours. */
+export async function runServer(groups: ProcessGroups, spec: RunSpec, resultsDir: string): Promise<RunOutcome> {
+  const name = runFolder(spec);
+  const outDir = join(resultsDir, name);
+  mkdirSync(outDir, { recursive: true });
+  const listed = listScenarios(spec);
+  const { server, url } = await startOurServer(groups, join(resultsDir, `${name}-our-server.log`));
+  const suite = groups.start(`conformance ${spec.id}`, NODE22, [suiteJs(spec.suite), "server", "--url", url, ...selection(spec), "-o", outDir], {
+    cwd: INTEROP_DIR,
+    env: node22Env(),
+  });
+  const { code, timedOut } = await finish(groups, suite, SERVER_RUN_TIMEOUT_MS);
+  writeFileSync(join(resultsDir, `${name}.log`), suite.output());
+  await groups.stop(server);
+  writeFileSync(join(resultsDir, `${name}-our-server.log`), server.output());
+
+  const results = readResults(outDir, "server-");
+  const outcome: RunOutcome = { run: spec.id, scenarios: [...listed.required, ...listed.notScored], required: listed.required, results, fatal: [] };
+  if (timedOut) return { ...outcome, fatal: [`the suite did not finish in ${SERVER_RUN_TIMEOUT_MS / 1000} s`] };
+  // 0.1.16 exits non-zero only on a failing check; a crash after the last result shows here.
+  // 0.2 under --requirements also exits 1 on an expected failure, so its code says nothing more.
+  if (spec.requirements === undefined && code !== 0 && [...results.values()].every((cs) => cs.every((c) => c.status !== "FAILURE"))) {
+    return { ...outcome, fatal: [`the suite exited ${String(code)} with no failing check (see ${name}.log)`] };
+  }
+  return outcome;
+}
+
+/** Runs the 0.2 suite's client leg for a requirement set: one suite process, its scenarios in parallel (docs/decisions.md 100). */
+export async function runClientSuite(groups: ProcessGroups, spec: RunSpec, resultsDir: string): Promise<RunOutcome> {
+  const name = runFolder(spec);
+  const outDir = join(resultsDir, name);
+  mkdirSync(outDir, { recursive: true });
+  const listed = listScenarios(spec);
+  const { command, args } = inNetns([
+    NODE22,
+    suiteJs(spec.suite),
+    "client",
+    "--command",
+    clientCommand(),
+    ...selection(spec),
+    "--timeout",
+    SUITE_CLIENT_TIMEOUT_MS,
+    "-o",
+    outDir,
+  ]);
+  const p = groups.start(`conformance ${spec.id}`, command, args, { cwd: ROOT, env: node22Env() });
+  const { timedOut } = await finish(groups, p, CLIENT_RUN_TIMEOUT_MS);
+  writeFileSync(join(resultsDir, `${name}.log`), p.output());
+  const results = readResults(outDir);
+  const fatal = timedOut ? [`the suite did not finish in ${CLIENT_RUN_TIMEOUT_MS / 1000} s`] : [];
+  return { run: spec.id, scenarios: [...listed.required, ...listed.notScored], required: listed.required, results, fatal };
+}
+
+/** Runs the 0.1.16 client scenarios one at a time, as before. */
+export async function runClientScenarios(groups: ProcessGroups, spec: RunSpec, resultsDir: string): Promise<RunOutcome> {
+  const name = runFolder(spec);
+  const outDir = join(resultsDir, name);
+  mkdirSync(outDir, { recursive: true });
+  const exits = new Map<string, { code: number | null; log: string }>();
+  const fatal: string[] = [];
+  for (const scenario of CLIENT_SCENARIOS_0_1) {
+    const { command, args } = inNetns([
+      NODE22,
+      suiteJs(spec.suite),
+      "client",
+      "--command",
+      clientCommand(),
+      "--scenario",
+      scenario,
+      "--timeout",
+      SUITE_CLIENT_TIMEOUT_MS,
+      "-o",
+      outDir,
+    ]);
+    const p = groups.start(`conformance ${spec.id} ${scenario}`, command, args, { cwd: ROOT, env: node22Env() });
+    const { code, timedOut } = await finish(groups, p, CLIENT_SCENARIO_TIMEOUT_MS);
+    const log = `${name}-${scenario}.log`;
+    writeFileSync(join(resultsDir, log), p.output());
+    if (timedOut) fatal.push(`scenario ${scenario} did not finish in ${CLIENT_SCENARIO_TIMEOUT_MS / 1000} s`);
+    else exits.set(scenario, { code, log });
+  }
+  const results = readResults(outDir);
+  // The suite fails a scenario whose client exited non-zero even when every check passed;
+  // with a failing check, the exit code says nothing more.
+  const extraFailures: Failure[] = [];
+  for (const [scenario, { code, log }] of exits) {
+    const clean = (results.get(scenario) ?? []).every((c) => c.status !== "FAILURE" && c.status !== "WARNING");
+    if (code !== 0 && clean) {
+      extraFailures.push({ run: spec.id, scenario, check: CLIENT_EXIT, status: "FAILURE", message: `conformance exited ${String(code)} (see ${log})` });
+    }
+  }
+  return { run: spec.id, scenarios: CLIENT_SCENARIOS_0_1, results, extraFailures, fatal };
+}
+
+/** Runs one run of `RUNS`. */
+export function runOne(groups: ProcessGroups, spec: RunSpec, resultsDir: string): Promise<RunOutcome> {
+  if (spec.leg === "server") return runServer(groups, spec, resultsDir);
+  return spec.requirements === undefined ? runClientScenarios(groups, spec, resultsDir) : runClientSuite(groups, spec, resultsDir);
+}

@@ -1,0 +1,47 @@
+/**
+ * {@link McpClientOptions} with every default filled in. The client resolves its options once,
+ * in its constructor, so each default is written in one place and every use reads a value.
+ */
+import type { PeerOptions } from "../jsonrpc/peer-types.ts";
+import type { ClientHandlers, McpClientOptions } from "./client-types.ts";
+import type { PageLimits } from "./paging.ts";
+import type { Implementation } from "./types.ts";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./versions.ts";
+
+const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-bridge", version: "0.1.0" };
+
+export interface ResolvedClientOptions {
+  clientInfo: Implementation;
+  protocolVersion: string;
+  supportedVersions: readonly string[];
+  connectTimeoutMs: number;
+  /** Undefined: the peer's own default applies. */
+  requestTimeoutMs: number | undefined;
+  toolTimeoutMs: number;
+  pageLimits: PageLimits;
+  validateStructuredContent: boolean;
+  handlers: ClientHandlers;
+  /** The modes declared when an elicitation handler is set. */
+  elicitationModes: { form: boolean; url: boolean };
+  rootsListChanged: boolean;
+  peerOptions: PeerOptions | undefined;
+}
+
+export function resolveClientOptions(o: McpClientOptions): ResolvedClientOptions {
+  const modes = o.elicitationModes;
+  return {
+    clientInfo: o.clientInfo ?? DEFAULT_CLIENT_INFO,
+    protocolVersion: o.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+    supportedVersions: o.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS,
+    connectTimeoutMs: o.connectTimeoutMs ?? 30_000,
+    requestTimeoutMs: o.requestTimeoutMs,
+    toolTimeoutMs: o.toolTimeoutMs ?? 120_000,
+    pageLimits: { maxPages: o.pageLimits?.maxPages ?? 100, maxItems: o.pageLimits?.maxItems ?? 10_000 },
+    validateStructuredContent: o.validateStructuredContent !== false,
+    handlers: o.handlers ?? {},
+    // Given modes declare form unless it is turned off, and url only when it is turned on.
+    elicitationModes: modes === undefined ? { form: true, url: true } : { form: modes.form !== false, url: modes.url === true },
+    rootsListChanged: o.rootsListChanged === true,
+    peerOptions: o.peerOptions,
+  };
+}

@@ -2,7 +2,8 @@
  * Values mirrored into HTTP headers in the stateless era (SEP-2243): `Mcp-Name`, and the
  * `Mcp-Param-{Name}` headers of tool parameters annotated with `x-mcp-header`. A server
  * checks each against the body, so that a proxy routing on a header and the server acting
- * on the body cannot be told two different things. Node-free: header bags are plain objects.
+ * on the body cannot be told two different things. Node-free: header bags are plain objects
+ * (docs/decisions.md 5-era).
  */
 import { isPlainObject } from "../util/object.ts";
 

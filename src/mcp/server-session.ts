@@ -127,12 +127,15 @@ export class ServerSession {
 
   /** `clientInfo` from `initialize` (stateless era: from the request's `_meta`). */
   get clientInfo(): Implementation | undefined {
-    return this.era ? this.era.meta?.clientInfo : this.client;
+    return this.era ? this.era.meta()?.clientInfo : this.client;
   }
 
-  /** `capabilities` the client declared in `initialize` (stateless era: in the request's `_meta`). */
+  /**
+   * `capabilities` the client declared in `initialize`. Stateless era: those in the `_meta` of
+   * the one request in flight (always so over HTTP; over stdio `undefined` while several are).
+   */
   get clientCapabilities(): ClientCapabilities | undefined {
-    return this.era ? this.era.meta?.clientCapabilities : this.clientCaps;
+    return this.era ? this.era.meta()?.clientCapabilities : this.clientCaps;
   }
 
   /** The capabilities this session was told at `initialize`. */
@@ -167,7 +170,7 @@ export class ServerSession {
   async log(level: LoggingLevel, data: unknown, logger?: string, options: NotifyOptions = {}): Promise<void> {
     if (this.version === undefined || this.peer.closed) return;
     // Stateless era: only a request that set `_meta` logLevel gets log messages.
-    const threshold = this.era ? this.era.meta?.logLevel : this.logLevel;
+    const threshold = this.era ? this.era.meta(options.relatedRequestId)?.logLevel : this.logLevel;
     if (threshold === undefined || LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(threshold)) return;
     const params = logger === undefined ? { level, data } : { level, logger, data };
     await this.peer.notify(McpNotification.Message, params, options).catch(() => undefined);
@@ -217,7 +220,7 @@ export class ServerSession {
    * `prompts/get` or `resources/read` handler, with the same keys on every run.
    */
   async requestInputs(requests: Record<string, InputRequest>, options?: RequestOptions): Promise<Record<string, unknown>> {
-    if (this.era) return this.era.ask(requests);
+    if (this.era) return this.era.ask(requests, options?.relatedRequestId);
     const asks = Object.entries(requests).map(async ([key, req]): Promise<[string, unknown]> => {
       if (req.method === McpMethod.ElicitationCreate) return [key, await this.elicit(req.params as ElicitRequestParams, options)];
       if (req.method === McpMethod.SamplingCreateMessage) return [key, await this.createMessage(req.params as CreateMessageRequestParams, options)];
@@ -260,7 +263,7 @@ export class ServerSession {
 
   /** One input of the stateless era, under `options.inputKey` or a key stable across retries. */
   private async askOne(method: InputRequest["method"], params: object, options: InputOptions | undefined): Promise<unknown> {
-    const key = options?.inputKey ?? this.era!.nextKey(method);
+    const key = options?.inputKey ?? this.era!.nextKey(method, options?.relatedRequestId);
     return (await this.requestInputs({ [key]: { method, params: params as Record<string, unknown> } }, options))[key];
   }
 

@@ -6,7 +6,8 @@
  * registered, so they get -32601 like any unknown method.
  *
  * A Streamable HTTP server gives each stateless POST a transport and a session of its own,
- * so one exchange serves one request (docs/decisions.md 1-era).
+ * so there one exchange serves one request; over stdio one exchange serves the connection,
+ * so what a request declared is kept per request id (docs/decisions.md 1-era, 6-era).
  */
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { JsonRpcPeer, RequestContext } from "../jsonrpc/peer.ts";
@@ -41,6 +42,12 @@ interface Listening {
   readonly uris: ReadonlySet<string>;
 }
 
+/** What one request in flight declared, and its input round (tools, prompts, resources). */
+interface Scope {
+  readonly meta: StatelessRequestMeta;
+  round?: InputRound;
+}
+
 /** Resource URIs one listen stream may watch, so a client cannot grow server memory without bound. */
 const MAX_WATCHED_URIS = 10_000;
 
@@ -52,10 +59,8 @@ const LISTS: ReadonlyArray<[string, ListKind, keyof ServerCapabilities]> = [
 ];
 
 export class StatelessExchange {
-  /** The `_meta` of the request being served, once checked. */
-  meta: StatelessRequestMeta | undefined;
-  private round: InputRound | undefined;
-  private listening: Listening | undefined;
+  private readonly scopes = new Map<JsonRpcId, Scope>();
+  private readonly listening = new Map<JsonRpcId, Listening>();
   private readonly peer: JsonRpcPeer;
   private readonly core: StatelessCore;
   private readonly context: (ctx: RequestContext) => HandlerContext;
@@ -67,6 +72,19 @@ export class StatelessExchange {
     this.core = core;
     this.context = context;
     this.headers = headers;
+  }
+
+  /**
+   * The `_meta` of request `id`, or, without an id, of the one request in flight (over HTTP
+   * there is only ever one); `undefined` when that is not known.
+   */
+  meta(id?: JsonRpcId): StatelessRequestMeta | undefined {
+    return this.scope(id)?.meta;
+  }
+
+  private scope(id: JsonRpcId | undefined): Scope | undefined {
+    if (id !== undefined) return this.scopes.get(id);
+    return this.scopes.size === 1 ? this.scopes.values().next().value : undefined;
   }
 
   /** Registers the era's methods on the peer. */
@@ -86,77 +104,79 @@ export class StatelessExchange {
     }
     this.serve(McpMethod.ToolsCall, (p, ctx) => {
       this.checkParamHeaders(p);
-      return this.withInput(McpMethod.ToolsCall, p, () => reg.callTool(p, this.context(ctx)));
+      return this.withInput(McpMethod.ToolsCall, p, ctx, () => reg.callTool(p, this.context(ctx)));
     });
-    this.serve(McpMethod.PromptsGet, (p, ctx) => this.withInput(McpMethod.PromptsGet, p, () => reg.getPrompt(p, this.context(ctx))));
-    this.serve(McpMethod.ResourcesRead, (p, ctx) => this.withInput(McpMethod.ResourcesRead, p, () => readResource(reg, p, this.context(ctx))), true);
+    this.serve(McpMethod.PromptsGet, (p, ctx) => this.withInput(McpMethod.PromptsGet, p, ctx, () => reg.getPrompt(p, this.context(ctx))));
+    this.serve(McpMethod.ResourcesRead, (p, ctx) => this.withInput(McpMethod.ResourcesRead, p, ctx, () => readResource(reg, p, this.context(ctx))), true);
     this.serve(McpMethod.CompletionComplete, (p, ctx) => reg.complete(p, this.context(ctx)));
     this.peer.setRequestHandler(McpMethod.SubscriptionsListen, (params, ctx) => this.listen(params, ctx));
   }
 
   /**
-   * Asks the client for `requests` within the request being served: the answers when this
-   * retry (or an earlier round) brought them, else {@link InputRequired} ends the handler.
-   * Throws -32021 when the request did not declare the capability a request needs.
+   * Asks the client for `requests` within request `id` (see {@link meta}): the answers when
+   * this retry (or an earlier round) brought them, else {@link InputRequired} ends the
+   * handler. Throws -32021 when the request did not declare the capability a request needs.
    */
-  ask(requests: Record<string, InputRequest>): Record<string, unknown> {
-    const round = this.round;
+  ask(requests: Record<string, InputRequest>, id?: JsonRpcId): Record<string, unknown> {
+    const scope = this.scope(id);
+    const round = scope?.round;
     if (round === undefined) {
       const method = Object.values(requests)[0]?.method ?? "input";
       throw new RpcError(ErrorCode.InvalidRequest, `${method}: only tools/call, prompts/get and resources/read may ask the client for input`);
     }
     for (const req of Object.values(requests)) {
       const capability = req.method === McpMethod.ElicitationCreate ? "elicitation" : req.method === McpMethod.SamplingCreateMessage ? "sampling" : "roots";
-      if (!isPlainObject(this.meta?.clientCapabilities[capability])) throw missingCapability(req.method, capability);
+      if (!isPlainObject(scope?.meta.clientCapabilities[capability])) throw missingCapability(req.method, capability);
     }
     return round.collect(requests);
   }
 
   /** A key for an unnamed input request, stable across the rounds of one request. */
-  nextKey(method: string): string {
-    return this.round?.nextKey(method) ?? `${method}#1`;
+  nextKey(method: string, id?: JsonRpcId): string {
+    return this.scope(id)?.round?.nextKey(method) ?? `${method}#1`;
   }
 
   /** Sends `notifications/<list>/list_changed` on the listen stream, if it asked for them. */
   async sendListChanged(list: ChangedList): Promise<void> {
-    const l = this.listening;
-    if (l === undefined || !(list === "tools" ? l.tools : list === "prompts" ? l.prompts : l.resources)) return;
-    await this.notifyListener(`notifications/${list}/list_changed`, {});
+    for (const l of this.listening.values()) {
+      if (list === "tools" ? l.tools : list === "prompts" ? l.prompts : l.resources) await this.notifyListener(l.id, `notifications/${list}/list_changed`, {});
+    }
   }
 
   /** Sends `notifications/resources/updated` on the listen stream, if it watches `uri`. */
   async notifyResourceUpdated(uri: string): Promise<void> {
-    if (this.listening?.uris.has(uri)) await this.notifyListener(McpNotification.ResourcesUpdated, { uri });
+    for (const l of this.listening.values()) if (l.uris.has(uri)) await this.notifyListener(l.id, McpNotification.ResourcesUpdated, { uri });
   }
 
-  private notifyListener(method: string, params: Record<string, unknown>): Promise<void> {
-    const l = this.listening!;
-    const tagged = { ...params, _meta: { [EraMeta.SubscriptionId]: l.id } };
-    return this.peer.notify(method, tagged, { relatedRequestId: l.id }).catch(() => undefined);
+  private notifyListener(id: JsonRpcId, method: string, params: Record<string, unknown>): Promise<void> {
+    const tagged = { ...params, _meta: { [EraMeta.SubscriptionId]: id } };
+    return this.peer.notify(method, tagged, { relatedRequestId: id }).catch(() => undefined);
   }
 
   /** Registers `handler` behind the `_meta` check and the result decoration. */
   private serve(method: string, handler: (p: Record<string, unknown>, ctx: RequestContext) => unknown, cacheable = false): void {
     this.peer.setRequestHandler(method, async (params, ctx) => {
       const p = paramsObject(params, method);
-      this.meta = readRequestMeta(p, method, this.core.statelessVersions);
-      const result = await handler(p, ctx);
-      const complete = !(isPlainObject(result) && result.resultType === "input_required");
-      return eraResult(result, this.core.info, cacheable && complete ? this.core.cache : undefined);
+      this.scopes.set(ctx.id, { meta: readRequestMeta(p, method, this.core.statelessVersions) });
+      try {
+        const result = await handler(p, ctx);
+        const complete = !(isPlainObject(result) && result.resultType === "input_required");
+        return eraResult(result, this.core.info, cacheable && complete ? this.core.cache : undefined);
+      } finally {
+        this.scopes.delete(ctx.id);
+      }
     });
   }
 
   /** Runs a handler that may ask for input; a missing answer becomes the `input_required` result. */
-  private async withInput(method: string, p: Record<string, unknown>, run: () => unknown): Promise<unknown> {
+  private async withInput(method: string, p: Record<string, unknown>, ctx: RequestContext, run: () => unknown): Promise<unknown> {
     const round = await InputRound.open(this.core.seal, method, p);
-    this.round = round;
+    this.scopes.get(ctx.id)!.round = round;
     try {
       return await run();
     } catch (err) {
       if (err instanceof InputRequired) return round.result(err);
       throw err;
-    } finally {
-      this.round = undefined;
     }
   }
 
@@ -178,7 +198,7 @@ export class StatelessExchange {
    */
   private async listen(params: unknown, ctx: RequestContext): Promise<unknown> {
     const p = paramsObject(params, McpMethod.SubscriptionsListen);
-    this.meta = readRequestMeta(p, McpMethod.SubscriptionsListen, this.core.statelessVersions);
+    readRequestMeta(p, McpMethod.SubscriptionsListen, this.core.statelessVersions);
     const asked = p.notifications;
     if (!isPlainObject(asked)) throw new RpcError(ErrorCode.InvalidParams, "subscriptions/listen: notifications must be an object");
     const uris = asked.resourceSubscriptions ?? [];
@@ -199,14 +219,14 @@ export class StatelessExchange {
     if (granted.prompts) filter.promptsListChanged = true;
     if (granted.resources) filter.resourcesListChanged = true;
     if (granted.uris.size > 0) filter.resourceSubscriptions = [...granted.uris];
-    this.listening = granted;
+    this.listening.set(ctx.id, granted);
     // Registered before the acknowledgement goes out, so no change after it is missed.
-    await this.notifyListener(McpNotification.SubscriptionsAcknowledged, { notifications: filter });
+    await this.notifyListener(ctx.id, McpNotification.SubscriptionsAcknowledged, { notifications: filter });
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();
       else ctx.signal.addEventListener("abort", () => resolve(), { once: true });
     });
-    this.listening = undefined;
+    this.listening.delete(ctx.id);
     return eraResult({ _meta: { [EraMeta.SubscriptionId]: ctx.id } }, this.core.info);
   }
 }

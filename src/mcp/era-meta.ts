@@ -34,6 +34,12 @@ export interface CacheHints {
   cacheScope: "public" | "private";
 }
 
+/** True when request params declare a protocol version in `_meta`: the stateless era's mark. */
+export function declaresEra(params: unknown): boolean {
+  const meta = isPlainObject(params) ? params._meta : undefined;
+  return isPlainObject(meta) && meta[EraMeta.ProtocolVersion] !== undefined;
+}
+
 /**
  * Reads and checks the `_meta` of a stateless request. Throws RpcError -32602 when
  * `_meta`, its protocol version or its client capabilities are missing or malformed, and

@@ -25,9 +25,10 @@ import {
 import { allowsBatches, isModernVersion, negotiateVersion } from "./versions.ts";
 import type { InputRequest } from "./input-round.ts";
 import { StatelessExchange, type StatelessCore } from "./server-stateless.ts";
+import { declaresEra } from "./era-meta.ts";
 import type { HeaderBag } from "./param-headers.ts";
 import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
-import { ToolCallContext } from "./server-context.ts";
+import { checked, ToolCallContext, type InputOptions } from "./server-context.ts";
 import { isPlainObject } from "../util/object.ts";
 
 /** What a session reads from the server that created it. */
@@ -57,6 +58,9 @@ export interface PreinitializedTransport extends Transport {
   readonly requestHeaders?: HeaderBag;
 }
 
+/** Methods the stateless era removed: a connection that switches to it stops answering them. */
+const REMOVED_METHODS = [McpMethod.Initialize, McpMethod.Ping, McpMethod.LoggingSetLevel, McpMethod.ResourcesSubscribe, McpMethod.ResourcesUnsubscribe];
+
 /** Subscriptions one session may hold, so a client cannot grow server memory without bound. */
 const MAX_SUBSCRIPTIONS = 10_000;
 
@@ -83,8 +87,8 @@ export class ServerSession {
   private initializedSeen = false;
   private logLevel: LoggingLevel;
   private readonly subscriptions = new Set<string>();
-  /** Set on a session of the stateless era (docs/decisions.md 1-era). */
-  private readonly era: StatelessExchange | undefined;
+  /** Set on a session of the stateless era (docs/decisions.md 1-era, 6-era). */
+  private era: StatelessExchange | undefined;
 
   /** The connection (e.g. a Streamable HTTP session transport, for its stream controls). */
   readonly transport: Transport;
@@ -276,6 +280,9 @@ export class ServerSession {
     const peer = this.peer;
     peer.setRequestHandler(McpMethod.Initialize, (params) => this.initialize(params));
     peer.setRequestHandler(McpMethod.Ping, () => ({}));
+    for (const method of [McpMethod.ServerDiscover, McpMethod.SubscriptionsListen]) {
+      peer.setRequestHandler(method, (params, ctx) => this.statelessFirst(method, params, ctx));
+    }
     for (const [method, kind] of LIST_METHODS) {
       this.gate(method, (p) => {
         const page = this.core.registry.page(kind, p.cursor, this.core.pageSize);
@@ -317,11 +324,31 @@ export class ServerSession {
    */
   private gate(method: string, handler: (params: Record<string, unknown>, ctx: RequestContext) => unknown): void {
     this.peer.setRequestHandler(method, (params, ctx) => {
+      if (this.version === undefined && declaresEra(params)) return this.statelessFirst(method, params, ctx);
       if (this.version === undefined) {
         throw new RpcError(ErrorCode.InvalidRequest, `server not initialized: send "initialize" before "${method}"`);
       }
       return handler(paramsObject(params, method), ctx);
     });
+  }
+
+  /**
+   * A connection (stdio, in-memory) whose first request is of the stateless era becomes a
+   * stateless session: that request and every later one declare themselves in `_meta`, and
+   * `initialize`, `ping`, `logging/setLevel` and `resources/(un)subscribe` get -32601. After
+   * `initialize` the connection is a 2025 session, where these methods do not exist.
+   */
+  private statelessFirst(method: string, params: unknown, ctx: RequestContext): unknown {
+    if (this.version !== undefined && this.era === undefined) throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    if (this.era === undefined) {
+      for (const m of REMOVED_METHODS) this.peer.removeRequestHandler(m);
+      this.era = new StatelessExchange(this.peer, this.core, (c) => this.context(c));
+      this.era.wire();
+      this.version = this.core.statelessVersions[0];
+      this.declared = this.core.capabilities();
+      this.initializedSeen = true;
+    }
+    return this.era.dispatch(method, params, ctx);
   }
 
   private initialize(params: unknown): InitializeResult {
@@ -362,19 +389,9 @@ export class ServerSession {
   }
 }
 
-/** Options of a request to the client; `inputKey` names it in the stateless era's `inputRequests`. */
-export interface InputOptions extends RequestOptions {
-  inputKey?: string;
-}
-
 function paramsObject(params: unknown, method: string): Record<string, unknown> {
   if (params === undefined) return {};
   if (!isPlainObject(params)) throw new RpcError(ErrorCode.InvalidParams, `${method}: params must be an object`);
   return params;
 }
 
-/** Refuses a client answer that lacks what callers will read from it. */
-function checked<T>(value: T, method: string, ok: (v: Record<string, unknown>) => boolean): T {
-  if (isPlainObject(value) && ok(value)) return value;
-  throw new BridgeError("INVALID_RESULT", `${method}: the client sent a malformed result`, { details: { method } });
-}

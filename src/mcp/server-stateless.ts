@@ -61,6 +61,8 @@ const LISTS: ReadonlyArray<[string, ListKind, keyof ServerCapabilities]> = [
 export class StatelessExchange {
   private readonly scopes = new Map<JsonRpcId, Scope>();
   private readonly listening = new Map<JsonRpcId, Listening>();
+  /** The era's handlers, so a connection switching to this era can hand over its first request. */
+  private readonly handlers = new Map<string, (params: unknown, ctx: RequestContext) => unknown>();
   private readonly peer: JsonRpcPeer;
   private readonly core: StatelessCore;
   private readonly context: (ctx: RequestContext) => HandlerContext;
@@ -87,6 +89,21 @@ export class StatelessExchange {
     return this.scopes.size === 1 ? this.scopes.values().next().value : undefined;
   }
 
+  /**
+   * Serves `method` with this era's handler: how a connection that has just switched to
+   * this era answers the request that switched it. -32601 for a method the era lacks.
+   */
+  dispatch(method: string, params: unknown, ctx: RequestContext): unknown {
+    const handler = this.handlers.get(method);
+    if (handler === undefined) throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    return handler(params, ctx);
+  }
+
+  private register(method: string, handler: (params: unknown, ctx: RequestContext) => unknown): void {
+    this.handlers.set(method, handler);
+    this.peer.setRequestHandler(method, handler);
+  }
+
   /** Registers the era's methods on the peer. */
   wire(): void {
     const reg = this.core.registry;
@@ -109,7 +126,7 @@ export class StatelessExchange {
     this.serve(McpMethod.PromptsGet, (p, ctx) => this.withInput(McpMethod.PromptsGet, p, ctx, () => reg.getPrompt(p, this.context(ctx))));
     this.serve(McpMethod.ResourcesRead, (p, ctx) => this.withInput(McpMethod.ResourcesRead, p, ctx, () => readResource(reg, p, this.context(ctx))), true);
     this.serve(McpMethod.CompletionComplete, (p, ctx) => reg.complete(p, this.context(ctx)));
-    this.peer.setRequestHandler(McpMethod.SubscriptionsListen, (params, ctx) => this.listen(params, ctx));
+    this.register(McpMethod.SubscriptionsListen, (params, ctx) => this.listen(params, ctx));
   }
 
   /**
@@ -155,7 +172,7 @@ export class StatelessExchange {
 
   /** Registers `handler` behind the `_meta` check and the result decoration. */
   private serve(method: string, handler: (p: Record<string, unknown>, ctx: RequestContext) => unknown, cacheable = false): void {
-    this.peer.setRequestHandler(method, async (params, ctx) => {
+    this.register(method, async (params, ctx) => {
       const p = paramsObject(params, method);
       this.scopes.set(ctx.id, { meta: readRequestMeta(p, method, this.core.statelessVersions) });
       try {

@@ -32,7 +32,8 @@ import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "./version
 import type { CacheHints } from "./era-meta.ts";
 import { RequestStateSeal } from "./request-state.ts";
 
-export { ServerSession, type InputOptions } from "./server-session.ts";
+export { ServerSession } from "./server-session.ts";
+export type { InputOptions } from "./server-context.ts";
 export { InputRequired, InputResponseError, type InputRequest, type InputRequiredResult } from "./input-round.ts";
 export type { CacheHints } from "./era-meta.ts";
 export type {

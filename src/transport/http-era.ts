@@ -8,7 +8,7 @@
 import type { IncomingMessage } from "node:http";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
-import { EraMeta } from "../mcp/era-meta.ts";
+import { declaresEra, EraMeta } from "../mcp/era-meta.ts";
 import { decodeHeaderValue } from "../mcp/param-headers.ts";
 import { McpMethod } from "../mcp/types.ts";
 import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
@@ -33,8 +33,7 @@ export function isStatelessPost(req: IncomingMessage, body: unknown): boolean {
   if ((SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(version)) return false;
   if (isStatelessVersionHeader(req)) return true;
   if (req.headers["mcp-session-id"] !== undefined || !isPlainObject(body) || body.method === McpMethod.Initialize) return false;
-  const meta = isPlainObject(body.params) ? body.params._meta : undefined;
-  return isPlainObject(meta) && meta[EraMeta.ProtocolVersion] !== undefined;
+  return declaresEra(body.params);
 }
 
 /** True when `MCP-Protocol-Version` names a stateless-era version this library speaks. */

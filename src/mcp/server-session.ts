@@ -333,13 +333,16 @@ export class ServerSession {
   }
 
   /**
-   * A connection (stdio, in-memory) whose first request is of the stateless era becomes a
-   * stateless session: that request and every later one declare themselves in `_meta`, and
+   * A connection (stdio, in-memory) whose first request is of the stateless era (it declares
+   * `_meta` protocolVersion) becomes a stateless session: that request and every later one declare themselves in `_meta`, and
    * `initialize`, `ping`, `logging/setLevel` and `resources/(un)subscribe` get -32601. After
    * `initialize` the connection is a 2025 session, where these methods do not exist.
    */
   private statelessFirst(method: string, params: unknown, ctx: RequestContext): unknown {
-    if (this.version !== undefined && this.era === undefined) throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    // Without the era's `_meta` it is not the era's request: a 2025 server knows no such method.
+    if (this.era === undefined && (this.version !== undefined || !declaresEra(params))) {
+      throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    }
     if (this.era === undefined) {
       for (const m of REMOVED_METHODS) this.peer.removeRequestHandler(m);
       this.era = new StatelessExchange(this.peer, this.core, (c) => this.context(c));

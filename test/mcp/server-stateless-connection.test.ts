@@ -62,9 +62,10 @@ test("a first tools/call carrying _meta switches the connection too; an unknown 
   await server.close();
 });
 
-test("initialize first: a 2025 session, where server/discover and subscriptions/listen are -32601", async () => {
+test("a bare server/discover is -32601; initialize first: a 2025 session, where the era's methods are -32601", async () => {
   const server = build();
   const h = await connect(server);
+  assert.equal(await code(h.client.request("server/discover", {})), -32601, "without _meta it is not the era's request");
   await h.initialize();
   assert.equal(await code(h.client.request("server/discover", { _meta: META })), -32601);
   assert.equal(await code(h.client.request("subscriptions/listen", { _meta: META, notifications: {} })), -32601);

@@ -43,9 +43,23 @@ export {
   type ElicitationContext,
   type CallOptions,
 } from "./mcp/client.ts";
-export { McpServer, ServerSession, type McpServerOptions, type ToolHandler, type ToolContext, type Registration } from "./mcp/server.ts";
+export {
+  McpServer,
+  ServerSession,
+  InputRequired,
+  InputResponseError,
+  type McpServerOptions,
+  type ToolHandler,
+  type ToolContext,
+  type Registration,
+  type InputOptions,
+  type InputRequest,
+  type InputRequiredResult,
+  type CacheHints,
+} from "./mcp/server.ts";
 export {
   SUPPORTED_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
   LATEST_PROTOCOL_VERSION,
   negotiateVersion,
   isSupportedVersion,

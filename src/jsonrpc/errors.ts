@@ -25,6 +25,12 @@ export const ErrorCode = {
   ResourceNotFound: -32002,
   /** MCP 2025-11-25: URL elicitation required. */
   UrlElicitationRequired: -32042,
+  /** MCP 2026-07-28: an HTTP header disagrees with the body, or a required one is missing. */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: serving the request needs a client capability the request did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** MCP 2026-07-28: the request's protocol version is not one the server speaks. */
+  UnsupportedProtocolVersion: -32022,
   /** JSON-RPC's first implementation-defined server error; the HTTP servers refuse with it. */
   ServerError: -32000,
   /** ACP: authentication required (the same number as `ServerError`). */

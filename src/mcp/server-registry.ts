@@ -4,6 +4,8 @@
  * this module owns the answers.
  */
 import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
+import { InputRequired, InputResponseError } from "./input-round.ts";
+import { xMcpHeaderProblem } from "./param-headers.ts";
 import type { JsonRpcId } from "../jsonrpc/message.ts";
 import type { CompiledValidator } from "../schema/validate.ts";
 import type {
@@ -42,7 +44,9 @@ export type ToolContext = HandlerContext;
 /**
  * Runs a tool. `args` has already been validated against the tool's `inputSchema`. A thrown
  * error becomes an `isError` result, except an `RpcError` with code -32042 (URL elicitation
- * required), which the spec sends as a JSON-RPC error.
+ * required), -32021 (missing client capability) and the stateless era's input round
+ * (`InputRequired`, `InputResponseError`), which the spec sends as JSON-RPC errors or
+ * `input_required` results (docs/decisions.md 4-era).
  */
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => CallToolResult | Promise<CallToolResult>;
 
@@ -121,6 +125,8 @@ export class ServerRegistry {
   }
 
   addTool(def: Tool, handler: ToolHandler): Registration {
+    const problem = xMcpHeaderProblem(def.inputSchema);
+    if (problem !== undefined) throw new BridgeError("INVALID_STATE", `tool ${JSON.stringify(def.name)}: ${problem}`, { details: { tool: def.name } });
     return this.add(this.tools, def.name, { def, handler }, "tools", "tool");
   }
 
@@ -170,6 +176,11 @@ export class ServerRegistry {
     const end = start + pageSize;
     const items = all.slice(start, end);
     return end < all.length ? { items, nextCursor: encodeCursor(kind, end) } : { items };
+  }
+
+  /** The definition of tool `name`, as registered. */
+  toolDef(name: string): Tool | undefined {
+    return this.tools.get(name)?.def;
   }
 
   /** Runs a tool; synchronous when its handler is (the common case for small tools). */
@@ -341,9 +352,17 @@ function decodeCursor(kind: ListKind, cursor: unknown): number {
   return Number(offset);
 }
 
-/** A throwing tool is an error result the model can read, except URL elicitation (-32042). */
+/** Errors a tool throws that the spec sends as JSON-RPC errors, not as `isError` results. */
+const PROTOCOL_ERRORS: ReadonlySet<number> = new Set([ErrorCode.UrlElicitationRequired, ErrorCode.MissingRequiredClientCapability]);
+
+/**
+ * A throwing tool is an error result the model can read, except a protocol error of
+ * {@link PROTOCOL_ERRORS} and the stateless era's input round: its {@link InputRequired} stop
+ * and its {@link InputResponseError} (the client answered with a malformed result).
+ */
 function toolFailure(name: string, err: unknown): CallToolResult {
-  if (err instanceof RpcError && err.code === ErrorCode.UrlElicitationRequired) throw err;
+  if (err instanceof InputRequired || err instanceof InputResponseError) throw err;
+  if (err instanceof RpcError && PROTOCOL_ERRORS.has(err.code)) throw err;
   return errorResult(`Tool "${name}" failed: ${errorMessage(err)}`);
 }
 

@@ -22,12 +22,17 @@ import {
   type ServerCapabilities,
   type ServerRequests,
 } from "./types.ts";
-import { allowsBatches, negotiateVersion } from "./versions.ts";
+import { allowsBatches, isModernVersion, negotiateVersion } from "./versions.ts";
+import type { InputRequest } from "./input-round.ts";
+import { StatelessExchange, type StatelessCore } from "./server-stateless.ts";
+import { declaresEra } from "./era-meta.ts";
+import type { HeaderBag } from "./param-headers.ts";
 import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
+import { checked, ToolCallContext, type InputOptions } from "./server-context.ts";
 import { isPlainObject } from "../util/object.ts";
 
 /** What a session reads from the server that created it. */
-export interface SessionCore {
+export interface SessionCore extends StatelessCore {
   readonly info: Implementation;
   readonly instructions: string | undefined;
   readonly pageSize: number;
@@ -43,11 +48,18 @@ export interface SessionCore {
 /**
  * A transport whose client already initialized elsewhere (stateless Streamable HTTP gives
  * every POST a fresh session). A session over it starts initialized at this version, with no
- * client capabilities declared; an unsupported version leaves it uninitialized.
+ * client capabilities declared; an unsupported version leaves it uninitialized. A version of
+ * the stateless era (2026-07-28 on) makes it a stateless session: each request declares
+ * itself in `_meta`.
  */
 export interface PreinitializedTransport extends Transport {
   readonly initializedProtocolVersion?: string;
+  /** Stateless era over HTTP: the request's headers, to check `Mcp-Param-*` against the arguments. */
+  readonly requestHeaders?: HeaderBag;
 }
+
+/** Methods the stateless era removed: a connection that switches to it stops answering them. */
+const REMOVED_METHODS = [McpMethod.Initialize, McpMethod.Ping, McpMethod.LoggingSetLevel, McpMethod.ResourcesSubscribe, McpMethod.ResourcesUnsubscribe];
 
 /** Subscriptions one session may hold, so a client cannot grow server memory without bound. */
 const MAX_SUBSCRIPTIONS = 10_000;
@@ -75,6 +87,8 @@ export class ServerSession {
   private initializedSeen = false;
   private logLevel: LoggingLevel;
   private readonly subscriptions = new Set<string>();
+  /** Set on a session of the stateless era (docs/decisions.md 1-era, 6-era). */
+  private era: StatelessExchange | undefined;
 
   /** The connection (e.g. a Streamable HTTP session transport, for its stream controls). */
   readonly transport: Transport;
@@ -90,8 +104,17 @@ export class ServerSession {
       core.detach(this);
       this.onclose?.(reason);
     };
-    this.wire();
     const preset = (transport as PreinitializedTransport).initializedProtocolVersion;
+    if (isModernVersion(preset)) {
+      const headers = (transport as PreinitializedTransport).requestHeaders;
+      this.era = new StatelessExchange(this.peer, core, (ctx) => this.context(ctx), headers);
+      this.era.wire();
+      this.version = preset;
+      this.declared = core.capabilities();
+      this.initializedSeen = true;
+      return;
+    }
+    this.wire();
     if (preset !== undefined && core.supportedVersions.includes(preset)) {
       // Stateless HTTP: the client initialized on an earlier request; no capabilities are known.
       this.version = preset;
@@ -106,14 +129,17 @@ export class ServerSession {
     return this.version;
   }
 
-  /** `clientInfo` from `initialize`. */
+  /** `clientInfo` from `initialize` (stateless era: from the request's `_meta`). */
   get clientInfo(): Implementation | undefined {
-    return this.client;
+    return this.era ? this.era.meta()?.clientInfo : this.client;
   }
 
-  /** `capabilities` the client declared in `initialize`. */
+  /**
+   * `capabilities` the client declared in `initialize`. Stateless era: those in the `_meta` of
+   * the one request in flight (always so over HTTP; over stdio `undefined` while several are).
+   */
   get clientCapabilities(): ClientCapabilities | undefined {
-    return this.clientCaps;
+    return this.era ? this.era.meta()?.clientCapabilities : this.clientCaps;
   }
 
   /** The capabilities this session was told at `initialize`. */
@@ -147,13 +173,19 @@ export class ServerSession {
    */
   async log(level: LoggingLevel, data: unknown, logger?: string, options: NotifyOptions = {}): Promise<void> {
     if (this.version === undefined || this.peer.closed) return;
-    if (LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(this.logLevel)) return;
+    // Stateless era: only a request that set `_meta` logLevel gets log messages.
+    const threshold = this.era ? this.era.meta(options.relatedRequestId)?.logLevel : this.logLevel;
+    if (threshold === undefined || LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(threshold)) return;
     const params = logger === undefined ? { level, data } : { level, logger, data };
     await this.peer.notify(McpNotification.Message, params, options).catch(() => undefined);
   }
 
-  /** `sampling/createMessage`. Rejects with RpcError -32601 if the client did not declare `sampling`. */
-  async createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult> {
+  /**
+   * `sampling/createMessage`. Rejects with RpcError -32601 if the client did not declare
+   * `sampling`. Stateless era: see {@link requestInputs}; `options.inputKey` names the input.
+   */
+  async createMessage(params: CreateMessageRequestParams, options?: InputOptions): Promise<CreateMessageResult> {
+    if (this.era) return this.askOne(McpMethod.SamplingCreateMessage, params, options) as Promise<CreateMessageResult>;
     this.requireClient("sampling", McpMethod.SamplingCreateMessage);
     const r = await this.request(McpMethod.SamplingCreateMessage, params, options);
     return checked(r, McpMethod.SamplingCreateMessage, (v) => typeof v.model === "string" && typeof v.content === "object");
@@ -161,9 +193,10 @@ export class ServerSession {
 
   /**
    * `elicitation/create`. Rejects with RpcError -32601 unless the client declared the mode
-   * asked for (`elicitation: {}` means form only).
+   * asked for (`elicitation: {}` means form only). Stateless era: see {@link requestInputs}.
    */
-  async elicit(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult> {
+  async elicit(params: ElicitRequestParams, options?: InputOptions): Promise<ElicitResult> {
+    if (this.era) return this.askOne(McpMethod.ElicitationCreate, params, options) as Promise<ElicitResult>;
     const e = this.requireClient("elicitation", McpMethod.ElicitationCreate) as { form?: unknown; url?: unknown };
     const mode = params.mode ?? "form";
     const declared = mode === "url" ? e.url !== undefined : e.form !== undefined || e.url === undefined;
@@ -174,15 +207,35 @@ export class ServerSession {
     return checked(r, McpMethod.ElicitationCreate, (v) => ["accept", "decline", "cancel"].includes(v.action as string));
   }
 
-  /** `roots/list`. Rejects with RpcError -32601 if the client did not declare `roots`. */
-  async listRoots(options?: RequestOptions): Promise<ListRootsResult> {
+  /** `roots/list`. Rejects with RpcError -32601 if the client did not declare `roots`. Stateless era: see {@link requestInputs}. */
+  async listRoots(options?: InputOptions): Promise<ListRootsResult> {
+    if (this.era) return this.askOne(McpMethod.RootsList, {}, options) as Promise<ListRootsResult>;
     this.requireClient("roots", McpMethod.RootsList);
     const r = await this.request(McpMethod.RootsList, {}, options);
     return checked(r, McpMethod.RootsList, (v) => Array.isArray(v.roots));
   }
 
+  /**
+   * Asks the client for several inputs at once, by key; resolves with every answer by key.
+   * One API for both eras: a 2025 session sends each as its own request (together, on the
+   * stream of `options.relatedRequestId`); a stateless one answers them from the retry's
+   * `inputResponses` or stops the handler with `InputRequired`, which becomes the
+   * `input_required` result (docs/decisions.md 4-era). Call it from a `tools/call`,
+   * `prompts/get` or `resources/read` handler, with the same keys on every run.
+   */
+  async requestInputs(requests: Record<string, InputRequest>, options?: RequestOptions): Promise<Record<string, unknown>> {
+    if (this.era) return this.era.ask(requests, options?.relatedRequestId);
+    const asks = Object.entries(requests).map(async ([key, req]): Promise<[string, unknown]> => {
+      if (req.method === McpMethod.ElicitationCreate) return [key, await this.elicit(req.params as ElicitRequestParams, options)];
+      if (req.method === McpMethod.SamplingCreateMessage) return [key, await this.createMessage(req.params as CreateMessageRequestParams, options)];
+      return [key, await this.listRoots(options)];
+    });
+    return Object.fromEntries(await Promise.all(asks));
+  }
+
   /** Sends `notifications/resources/updated` if this session subscribed to exactly `uri`. */
   async notifyResourceUpdated(uri: string): Promise<void> {
+    if (this.era) return this.era.notifyResourceUpdated(uri);
     if (!this.subscriptions.has(uri) || this.peer.closed) return;
     await this.peer.notify(McpNotification.ResourcesUpdated, { uri }).catch(() => undefined);
   }
@@ -192,6 +245,7 @@ export class ServerSession {
    * list at `initialize`. Called by the server after registrations change.
    */
   async sendListChanged(list: ChangedList): Promise<void> {
+    if (this.era) return this.era.sendListChanged(list);
     const cap = this.declared?.[list] as { listChanged?: boolean } | undefined;
     if (!cap?.listChanged || this.peer.closed) return;
     await this.peer.notify(`notifications/${list}/list_changed`).catch(() => undefined);
@@ -211,6 +265,12 @@ export class ServerSession {
     return cap;
   }
 
+  /** One input of the stateless era, under `options.inputKey` or a key stable across retries. */
+  private async askOne(method: InputRequest["method"], params: object, options: InputOptions | undefined): Promise<unknown> {
+    const key = options?.inputKey ?? this.era!.nextKey(method, options?.relatedRequestId);
+    return (await this.requestInputs({ [key]: { method, params: params as Record<string, unknown> } }, options))[key];
+  }
+
   /** A request of {@link ServerRequests}: `method` decides the type of params and result. */
   private request<M extends keyof ServerRequests>(method: M, params: ServerRequests[M]["params"], options: RequestOptions | undefined): Promise<ServerRequests[M]["result"]> {
     return this.peer.request<ServerRequests[M]["result"]>(method, params, options);
@@ -220,6 +280,9 @@ export class ServerSession {
     const peer = this.peer;
     peer.setRequestHandler(McpMethod.Initialize, (params) => this.initialize(params));
     peer.setRequestHandler(McpMethod.Ping, () => ({}));
+    for (const method of [McpMethod.ServerDiscover, McpMethod.SubscriptionsListen]) {
+      peer.setRequestHandler(method, (params, ctx) => this.statelessFirst(method, params, ctx));
+    }
     for (const [method, kind] of LIST_METHODS) {
       this.gate(method, (p) => {
         const page = this.core.registry.page(kind, p.cursor, this.core.pageSize);
@@ -261,11 +324,34 @@ export class ServerSession {
    */
   private gate(method: string, handler: (params: Record<string, unknown>, ctx: RequestContext) => unknown): void {
     this.peer.setRequestHandler(method, (params, ctx) => {
+      if (this.version === undefined && declaresEra(params)) return this.statelessFirst(method, params, ctx);
       if (this.version === undefined) {
         throw new RpcError(ErrorCode.InvalidRequest, `server not initialized: send "initialize" before "${method}"`);
       }
       return handler(paramsObject(params, method), ctx);
     });
+  }
+
+  /**
+   * A connection (stdio, in-memory) whose first request is of the stateless era (it declares
+   * `_meta` protocolVersion) becomes a stateless session: that request and every later one declare themselves in `_meta`, and
+   * `initialize`, `ping`, `logging/setLevel` and `resources/(un)subscribe` get -32601. After
+   * `initialize` the connection is a 2025 session, where these methods do not exist.
+   */
+  private statelessFirst(method: string, params: unknown, ctx: RequestContext): unknown {
+    // Without the era's `_meta` it is not the era's request: a 2025 server knows no such method.
+    if (this.era === undefined && (this.version !== undefined || !declaresEra(params))) {
+      throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    }
+    if (this.era === undefined) {
+      for (const m of REMOVED_METHODS) this.peer.removeRequestHandler(m);
+      this.era = new StatelessExchange(this.peer, this.core, (c) => this.context(c));
+      this.era.wire();
+      this.version = this.core.statelessVersions[0];
+      this.declared = this.core.capabilities();
+      this.initializedSeen = true;
+    }
+    return this.era.dispatch(method, params, ctx);
   }
 
   private initialize(params: unknown): InitializeResult {
@@ -312,38 +398,3 @@ function paramsObject(params: unknown, method: string): Record<string, unknown> 
   return params;
 }
 
-/** Refuses a client answer that lacks what callers will read from it. */
-function checked<T>(value: T, method: string, ok: (v: Record<string, unknown>) => boolean): T {
-  if (isPlainObject(value) && ok(value)) return value;
-  throw new BridgeError("INVALID_RESULT", `${method}: the client sent a malformed result`, { details: { method } });
-}
-
-/**
- * What a tool, resource or prompt handler sees. `signal` is read through to the request's
- * context only when used, so handlers that never look at it cost no AbortController.
- */
-class ToolCallContext implements HandlerContext {
-  readonly session: ServerSession;
-  private readonly ctx: RequestContext;
-
-  constructor(session: ServerSession, ctx: RequestContext) {
-    this.session = session;
-    this.ctx = ctx;
-  }
-
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-  get requestId(): RequestContext["id"] {
-    return this.ctx.id;
-  }
-  get progressToken(): string | number | undefined {
-    return this.ctx.progressToken;
-  }
-  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
-    return this.ctx.sendProgress(progress, total, message);
-  }
-  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    return this.session.log(level, data, logger, { relatedRequestId: this.ctx.id });
-  }
-}

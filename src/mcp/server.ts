@@ -28,9 +28,14 @@ import {
 } from "./server-registry.ts";
 import { ServerSession, type SessionCore } from "./server-session.ts";
 import type { Implementation, LoggingLevel, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "./types.ts";
-import { SUPPORTED_PROTOCOL_VERSIONS } from "./versions.ts";
+import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "./versions.ts";
+import type { CacheHints } from "./era-meta.ts";
+import { RequestStateSeal } from "./request-state.ts";
 
 export { ServerSession } from "./server-session.ts";
+export type { InputOptions } from "./server-context.ts";
+export { InputRequired, InputResponseError, type InputRequest, type InputRequiredResult } from "./input-round.ts";
+export type { CacheHints } from "./era-meta.ts";
 export type {
   ArgumentCompleter,
   ArgumentCompleters,
@@ -65,6 +70,15 @@ export interface McpServerOptions {
    * debug chatter stays off the wire unless the client asks for it.
    */
   logLevel?: LoggingLevel;
+  /**
+   * Stateless era (2026-07-28): `ttlMs` and `cacheScope` sent on list, read and discover
+   * results. Default `{ ttlMs: 0, cacheScope: "private" }`: registrations may change at any
+   * time and a handler may answer per user, so nothing is cached unless you say so
+   * (docs/decisions.md 2-era).
+   */
+  cache?: Partial<CacheHints>;
+  /** Versions of the stateless era this server speaks. Default: every one this library speaks. */
+  statelessVersions?: readonly string[];
 }
 
 export class McpServer {
@@ -93,6 +107,9 @@ export class McpServer {
       supportedVersions,
       defaultLogLevel: options.logLevel ?? "info",
       registry,
+      statelessVersions: options.statelessVersions ?? MODERN_PROTOCOL_VERSIONS,
+      seal: new RequestStateSeal(),
+      cache: cacheHints(options.cache),
       capabilities: () => this.capabilities(),
       detach: (s) => this.live.delete(s),
     };
@@ -106,7 +123,8 @@ export class McpServer {
   /**
    * Registers a tool. `def` is listed exactly as given (same object, schemas untouched); its
    * `inputSchema` (and `outputSchema`) are compiled now, so arguments are validated before
-   * `handler` runs. Throws if the name is taken.
+   * `handler` runs. Throws BridgeError `INVALID_STATE` if the name is taken or an
+   * `x-mcp-header` annotation breaks its rules (see `xMcpHeaderProblem`).
    */
   tool(def: Tool, handler: ToolHandler): Registration {
     return this.registry.addTool(def, handler);
@@ -200,4 +218,12 @@ export class McpServer {
       for (const s of this.live) for (const l of lists) void s.sendListChanged(l);
     }, 0);
   }
+}
+
+function cacheHints(given: Partial<CacheHints> = {}): CacheHints {
+  const ttlMs = given.ttlMs ?? 0;
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 0) throw new RangeError(`McpServer: cache.ttlMs must be a non-negative integer, got ${ttlMs}`);
+  const cacheScope = given.cacheScope ?? "private";
+  if (cacheScope !== "public" && cacheScope !== "private") throw new RangeError(`McpServer: cache.cacheScope must be "public" or "private"`);
+  return { ttlMs, cacheScope };
 }

@@ -46,6 +46,10 @@ export const McpMethod = {
   RootsList: "roots/list",
   SamplingCreateMessage: "sampling/createMessage",
   ElicitationCreate: "elicitation/create",
+  /** 2026-07-28: versions, capabilities and identity, with no handshake. */
+  ServerDiscover: "server/discover",
+  /** 2026-07-28: the long-lived stream of change notifications a client opted in to. */
+  SubscriptionsListen: "subscriptions/listen",
 } as const;
 
 /** Notification methods of the handshake era: call sites use these, not string literals. */
@@ -60,6 +64,8 @@ export const McpNotification = {
   PromptsListChanged: "notifications/prompts/list_changed",
   RootsListChanged: "notifications/roots/list_changed",
   ElicitationComplete: "notifications/elicitation/complete",
+  /** 2026-07-28: first message of a `subscriptions/listen` stream. */
+  SubscriptionsAcknowledged: "notifications/subscriptions/acknowledged",
 } as const;
 
 // ---------------------------------------------------------------------------------------------

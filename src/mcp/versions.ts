@@ -5,13 +5,22 @@
  * Every gate checks the format first: `"abc" > "2025"` is true as strings.
  */
 
-/** The versions this library speaks, newest first. */
+/** The versions of the handshake era (`initialize`) this library speaks, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
 
 export type ProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
 
 /** The version a client offers and a server falls back to. */
 export const LATEST_PROTOCOL_VERSION: ProtocolVersion = SUPPORTED_PROTOCOL_VERSIONS[0];
+
+/**
+ * Versions of the stateless era (no `initialize`, per-request `_meta`) this library speaks,
+ * newest first. A request carrying one of them is served without a session.
+ */
+export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"] as const;
+
+/** The first version of the stateless era: any well-formed version from it on is modern. */
+const FIRST_MODERN_VERSION = "2026-07-28";
 
 const VERSION_FORMAT = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -54,6 +63,14 @@ function newest(versions: readonly string[]): string {
  */
 export function versionAtLeast(v: string | undefined, min: string): boolean {
   return v !== undefined && VERSION_FORMAT.test(v) && v >= min;
+}
+
+/**
+ * True for a version of the stateless era, known or not (a newer date counts): such a request
+ * must be answered statelessly, with -32022 when we do not speak it.
+ */
+export function isModernVersion(v: unknown): v is string {
+  return typeof v === "string" && versionAtLeast(v, FIRST_MODERN_VERSION);
 }
 
 /** JSON-RPC batches (arrays) are allowed only when `2025-03-26` was negotiated. */

@@ -1,5 +1,5 @@
 /**
- * The Streamable HTTP server (MCP 2025-03-26 and later): one endpoint for POST, GET and
+ * The Streamable HTTP server (MCP 2025-03-26 and later, 2026-07-28 included): one endpoint for POST, GET and
  * DELETE, usable on its own ({@link StreamableHttpServer.listen}, 127.0.0.1 by default) or
  * mounted in an existing node:http server ({@link StreamableHttpServer.handle}).
  *
@@ -15,13 +15,17 @@
  * too slow; 415 not `application/json`; 400 malformed JSON (-32700), invalid JSON-RPC (-32600),
  * a batch outside 2025-03-26, a missing session id, an unsupported `MCP-Protocol-Version`;
  * 503 too many sessions, each with a request in flight (else the idlest is closed instead).
- * Error bodies are JSON-RPC errors with `id: null`.
+ * Error bodies are JSON-RPC errors, with the request's id when the body held exactly one.
+ *
+ * A POST of the stateless era (2026-07-28) gets no session id and a session of its own; see
+ * http-era.ts and docs/decisions.md 1-era.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { BridgeError, ErrorCode } from "../jsonrpc/errors.ts";
-import { classifyMessage, type JsonRpcId } from "../jsonrpc/message.ts";
-import { allowsBatches, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
+import { inspect, onlyId, type BodyShape } from "./http-body-shape.ts";
+import { allowsBatches, MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "../mcp/versions.ts";
+import { eraRefusal, isStatelessPost, isStatelessVersionHeader, statelessStatus } from "./http-era.ts";
 import {
   acceptsEventStream,
   acceptsJsonAndEventStream,
@@ -83,14 +87,6 @@ interface SessionEntry {
 
 /** Default idle expiry of a session: long enough for a slow agent turn, short enough to free state. */
 const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
-
-/** What a POST body holds, once checked. */
-interface BodyShape {
-  ids: JsonRpcId[];
-  initialize: boolean;
-  /** Set when the body is not acceptable JSON-RPC: answer 400 with this. */
-  invalid?: { id: JsonRpcId | null; message: string };
-}
 
 /** Assumed when a request after initialize carries no `MCP-Protocol-Version` (per the spec). */
 const DEFAULT_HEADER_VERSION = "2025-03-26";
@@ -154,10 +150,12 @@ export class StreamableHttpServer {
           await this.post(req, res);
           return;
         case "GET":
-          this.get(req, res);
-          return;
         case "DELETE":
-          await this.delete(req, res);
+          // The stateless era has no GET stream and no session to delete.
+          if (isStatelessVersionHeader(req)) {
+            sendRpcError(res, 405, HTTP_REFUSAL_CODE, `Method Not Allowed: protocol ${header(req, "mcp-protocol-version")} is POST only`, { allow: "POST" });
+          } else if (req.method === "GET") this.get(req, res);
+          else await this.delete(req, res);
           return;
         default:
           sendRpcError(res, 405, HTTP_REFUSAL_CODE, "Method Not Allowed", { allow: this.allow });
@@ -199,12 +197,13 @@ export class StreamableHttpServer {
       sendRpcError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${shape.invalid.message}`, undefined, shape.invalid.id);
       return;
     }
+    if (isStatelessPost(req, value)) return this.postEra(req, res, value, shape);
     if (this.stateless) return this.postStateless(req, res, value, shape);
     const sid = header(req, "mcp-session-id");
     let transport: StreamableHttpSessionTransport | undefined;
     if (sid === undefined) {
       if (!shape.initialize) {
-        sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Mcp-Session-Id header is required");
+        sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Mcp-Session-Id header is required", undefined, onlyId(shape));
         return;
       }
       const entry = await this.createSession(res);
@@ -233,11 +232,29 @@ export class StreamableHttpServer {
       sendRpcError(res, 400, ErrorCode.InvalidRequest, "Invalid Request: batches are accepted only at 2025-03-26");
       return;
     }
+    await this.serveAlone(res, value, shape, version);
+  }
+
+  /**
+   * A POST of the stateless era (2026-07-28): headers checked against the body, then served
+   * by a session of its own, with no session id, whatever mode this server is in. The MCP
+   * layer checks `_meta` and answers -32022 for a version it does not speak.
+   */
+  private async postEra(req: IncomingMessage, res: ServerResponse, value: unknown, shape: BodyShape): Promise<void> {
+    const refusal = eraRefusal(req, value);
+    if (refusal !== undefined) return sendRpcError(res, 400, refusal.code, refusal.message, undefined, onlyId(shape));
+    await this.serveAlone(res, value, shape, MODERN_PROTOCOL_VERSIONS[0], req);
+  }
+
+  /** Serves one POST on a transport and session of its own; `era` is the request of a stateless-era POST. */
+  private async serveAlone(res: ServerResponse, value: unknown, shape: BodyShape, version: string | undefined, era?: IncomingMessage): Promise<void> {
     const transport: StreamableHttpSessionTransport = new StreamableHttpSessionTransport({
       sessionId: undefined,
       stateless: true,
       initializedProtocolVersion: version,
       keepAliveMs: this.options.keepAliveMs,
+      statusOf: era ? statelessStatus : undefined,
+      requestHeaders: era?.headers,
       onEnd: () => this.transient.delete(transport),
     });
     this.transient.add(transport);
@@ -381,26 +398,4 @@ export class StreamableHttpServer {
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v.join(", ") : v;
-}
-
-/** Checks the body's JSON-RPC shape and collects its request ids. */
-function inspect(value: unknown): BodyShape {
-  const ids: JsonRpcId[] = [];
-  if (!Array.isArray(value)) {
-    const c = classifyMessage(value);
-    if (c.kind === "invalid") return { ids, initialize: false, invalid: { id: c.id, message: c.reason } };
-    if (c.kind !== "request") return { ids, initialize: false };
-    ids.push(c.message.id);
-    return { ids, initialize: c.message.method === "initialize" };
-  }
-  if (value.length === 0) return { ids, initialize: false, invalid: { id: null, message: "empty batch" } };
-  for (const item of value) {
-    const c = classifyMessage(item);
-    if (c.kind === "invalid") return { ids, initialize: false, invalid: { id: null, message: `batch item: ${c.reason}` } };
-    if (c.kind !== "request") continue;
-    if (c.message.method === "initialize") return { ids, initialize: false, invalid: { id: null, message: "initialize must not be part of a batch" } };
-    if (ids.includes(c.message.id)) return { ids, initialize: false, invalid: { id: null, message: `duplicate id ${JSON.stringify(c.message.id)} in batch` } };
-    ids.push(c.message.id);
-  }
-  return { ids, initialize: false };
 }

@@ -42,6 +42,10 @@ export interface StreamableHttpSessionTransportOptions {
   retryMs?: number;
   /** Interval of keep-alive comments on open SSE responses, ms. Default 15 000. */
   keepAliveMs?: number;
+  /** Stateless era: the POST's headers, for checks that need the body's meaning (`Mcp-Param-*`). */
+  requestHeaders?: Readonly<Record<string, string | string[] | undefined>>;
+  /** HTTP status of a response sent as plain JSON (the stateless era's errors). Default 200. */
+  statusOf?: (message: JsonRpcMessage | JsonRpcMessage[]) => number;
   /** Called once when the transport closes (the server forgets the session). */
   onEnd?: () => void;
   /** Called whenever one of its HTTP responses closes (the server restarts its idle clock). */
@@ -72,6 +76,8 @@ export class StreamableHttpSessionTransport implements Transport {
   readonly sessionId: string | undefined;
   /** Set in stateless mode for a non-initialize POST (see {@link StreamableHttpSessionTransportOptions}). */
   readonly initializedProtocolVersion: string | undefined;
+  /** See {@link StreamableHttpSessionTransportOptions.requestHeaders}. */
+  readonly requestHeaders: StreamableHttpSessionTransportOptions["requestHeaders"];
 
   private version: string | undefined;
   private readonly stateless: boolean;
@@ -85,6 +91,7 @@ export class StreamableHttpSessionTransport implements Transport {
   private readonly maxBuffered: number;
   private readonly onEnd: (() => void) | undefined;
   private readonly onResponseClosed: (() => void) | undefined;
+  private readonly statusOf: StreamableHttpSessionTransportOptions["statusOf"];
   private nextStream = 0;
   private openResponses = 0;
   private readonly life: TransportLifecycle;
@@ -94,11 +101,13 @@ export class StreamableHttpSessionTransport implements Transport {
     this.life = new TransportLifecycle(this, `HTTP session ${options.sessionId ?? "(stateless)"}`);
     this.stateless = options.stateless === true;
     this.initializedProtocolVersion = options.initializedProtocolVersion;
+    this.requestHeaders = options.requestHeaders;
     this.version = options.initializedProtocolVersion;
     this.retryMs = options.retryMs ?? 1000;
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.onEnd = options.onEnd;
     this.onResponseClosed = options.onResponseClosed;
+    this.statusOf = options.statusOf;
     if (!this.stateless) {
       this.store = new EventStore(options.eventStore);
       this.standalone = new Channel(undefined, 0, undefined);
@@ -324,7 +333,7 @@ export class StreamableHttpSessionTransport implements Transport {
     if (ch.streamId === undefined) {
       const res = ch.res;
       if (!writable(res)) return; // the client left before any event id: nothing can resume it
-      if (final) return sendJson(res, 200, data, ch.headers);
+      if (final) return sendJson(res, this.statusOf?.(message) ?? 200, data, ch.headers);
       this.openEventStream(ch, res);
     }
     const seq = ++ch.seq;

@@ -213,7 +213,8 @@ describe("StreamableHttpServer: sessions", () => {
     const s = await start();
     const missing = await send(s.url, { headers: JSON_POST, body: call(1, "echo", { text: "x" }) });
     assert.equal(missing.status, 400);
-    assert.equal(errorOf(missing.body).id, null);
+    // The one request id was readable, so the refusal echoes it.
+    assert.equal(errorOf(missing.body).id, 1);
     const note = await send(s.url, { headers: JSON_POST, body: { jsonrpc: "2.0", method: "notifications/initialized" } });
     assert.equal(note.status, 400);
     assert.equal((await send(s.url, { method: "GET", headers: { accept: "text/event-stream" } })).status, 400);

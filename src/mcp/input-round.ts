@@ -7,7 +7,7 @@
  * A handler never sees the rounds: it asks (`session.elicit(...)`) and either gets the answer
  * (it came with this retry or an earlier one) or is stopped by {@link InputRequired}, which
  * the server turns into the `input_required` result. The handler runs again from the top on
- * the retry, so it must ask in the same order with the same keys (docs/decisions.md 4-era).
+ * the retry, so it must ask in the same order with the same keys (docs/decisions.md 109).
  */
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import { isPlainObject } from "../util/object.ts";

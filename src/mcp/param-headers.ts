@@ -3,7 +3,7 @@
  * `Mcp-Param-{Name}` headers of tool parameters annotated with `x-mcp-header`. A server
  * checks each against the body, so that a proxy routing on a header and the server acting
  * on the body cannot be told two different things. Node-free: header bags are plain objects
- * (docs/decisions.md 5-era).
+ * (docs/decisions.md 110).
  */
 import { isPlainObject } from "../util/object.ts";
 

@@ -3,7 +3,7 @@
  * in flight, carried by the client between rounds. The client must not be able to read
  * meaning into it or change it, so it is a JSON payload sealed with HMAC-SHA256 under a key
  * that never leaves the server. The core stays Node-free, so this is Web Crypto
- * (`globalThis.crypto`, which Node builds on node:crypto) (docs/decisions.md 3-era).
+ * (`globalThis.crypto`, which Node builds on node:crypto) (docs/decisions.md 108).
  */
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import { isPlainObject } from "../util/object.ts";

@@ -46,7 +46,7 @@ export type ToolContext = HandlerContext;
  * error becomes an `isError` result, except an `RpcError` with code -32042 (URL elicitation
  * required), -32021 (missing client capability) and the stateless era's input round
  * (`InputRequired`, `InputResponseError`), which the spec sends as JSON-RPC errors or
- * `input_required` results (docs/decisions.md 4-era).
+ * `input_required` results (docs/decisions.md 109).
  */
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => CallToolResult | Promise<CallToolResult>;
 

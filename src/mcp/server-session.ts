@@ -87,7 +87,7 @@ export class ServerSession {
   private initializedSeen = false;
   private logLevel: LoggingLevel;
   private readonly subscriptions = new Set<string>();
-  /** Set on a session of the stateless era (docs/decisions.md 1-era, 6-era). */
+  /** Set on a session of the stateless era (docs/decisions.md 106, 111). */
   private era: StatelessExchange | undefined;
 
   /** The connection (e.g. a Streamable HTTP session transport, for its stream controls). */
@@ -220,7 +220,7 @@ export class ServerSession {
    * One API for both eras: a 2025 session sends each as its own request (together, on the
    * stream of `options.relatedRequestId`); a stateless one answers them from the retry's
    * `inputResponses` or stops the handler with `InputRequired`, which becomes the
-   * `input_required` result (docs/decisions.md 4-era). Call it from a `tools/call`,
+   * `input_required` result (docs/decisions.md 109). Call it from a `tools/call`,
    * `prompts/get` or `resources/read` handler, with the same keys on every run.
    */
   async requestInputs(requests: Record<string, InputRequest>, options?: RequestOptions): Promise<Record<string, unknown>> {

@@ -7,7 +7,7 @@
  *
  * A Streamable HTTP server gives each stateless POST a transport and a session of its own,
  * so there one exchange serves one request; over stdio one exchange serves the connection,
- * so what a request declared is kept per request id (docs/decisions.md 1-era, 6-era).
+ * so what a request declared is kept per request id (docs/decisions.md 106, 111).
  */
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { JsonRpcPeer, RequestContext } from "../jsonrpc/peer.ts";

@@ -74,7 +74,7 @@ export interface McpServerOptions {
    * Stateless era (2026-07-28): `ttlMs` and `cacheScope` sent on list, read and discover
    * results. Default `{ ttlMs: 0, cacheScope: "private" }`: registrations may change at any
    * time and a handler may answer per user, so nothing is cached unless you say so
-   * (docs/decisions.md 2-era).
+   * (docs/decisions.md 107).
    */
   cache?: Partial<CacheHints>;
   /** Versions of the stateless era this server speaks. Default: every one this library speaks. */

@@ -3,7 +3,7 @@
  * (2026-07-28, SEP-2243): `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` mirror the
  * body, and a mismatch is refused (400 -32020) before any handler runs. Its JSON errors are
  * 404 (-32601) or 400 (bad params or `_meta`, -32021, -32022); GET and DELETE at its version
- * are 405 (docs/decisions.md 1-era).
+ * are 405 (docs/decisions.md 106).
  */
 import type { IncomingMessage } from "node:http";
 import { ErrorCode } from "../jsonrpc/errors.ts";
@@ -26,7 +26,7 @@ const NAMED: Readonly<Record<string, "name" | "uri">> = {
  * version this library speaks, or, with no session id and no handshake-era version in that
  * header, its body (not an `initialize`) declares a protocol version in `_meta` (an unknown
  * one then gets -32022). Everything else keeps the 2025 behaviour, so one endpoint serves
- * both eras (docs/decisions.md 1-era).
+ * both eras (docs/decisions.md 106).
  */
 export function isStatelessPost(req: IncomingMessage, body: unknown): boolean {
   const version = req.headers["mcp-protocol-version"];

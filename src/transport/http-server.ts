@@ -18,7 +18,7 @@
  * Error bodies are JSON-RPC errors, with the request's id when the body held exactly one.
  *
  * A POST of the stateless era (2026-07-28) gets no session id and a session of its own; see
- * http-era.ts and docs/decisions.md 1-era.
+ * http-era.ts and docs/decisions.md 106.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";

@@ -32,15 +32,27 @@ const encoder = new TextEncoder();
  * from this one before a restart, does not open.
  */
 export class RequestStateSeal {
-  private readonly key: ReturnType<typeof crypto.subtle.importKey>;
+  /** Made with the first state sealed or opened (see {@link RequestStateSeal.key}). */
+  #key: ReturnType<typeof crypto.subtle.importKey> | undefined;
   private readonly ttlMs: number;
   private readonly now: () => number;
 
   constructor(options: { ttlMs?: number; now?: () => number } = {}) {
-    const raw = crypto.getRandomValues(new Uint8Array(32));
-    this.key = crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * The random 256-bit key, made on first use and kept for the seal's life. Not in the
+   * constructor: the first touch of Web Crypto loads a dozen of Node's modules, which every
+   * server start would pay, while most servers never run an input round.
+   */
+  private get key(): ReturnType<typeof crypto.subtle.importKey> {
+    this.#key ??= crypto.subtle.importKey("raw", crypto.getRandomValues(new Uint8Array(32)), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+      "verify",
+    ]);
+    return this.#key;
   }
 
   /** A sealed state for `payload`, valid for the seal's lifetime from now. */

@@ -116,24 +116,18 @@ export async function runServer(groups: ProcessGroups, spec: RunSpec, resultsDir
   return outcome;
 }
 
+/** `conformance client` of the run's suite driving our client fixture, inside the network namespace. */
+function clientSuiteCommand(spec: RunSpec, which: readonly string[], outDir: string): { command: string; args: string[] } {
+  return inNetns([NODE22, suiteJs(spec.suite), "client", "--command", clientCommand(), ...which, "--timeout", SUITE_CLIENT_TIMEOUT_MS, "-o", outDir]);
+}
+
 /** Runs the 0.2 suite's client leg for a requirement set: one suite process, its scenarios in parallel (docs/decisions.md 100). */
 export async function runClientSuite(groups: ProcessGroups, spec: RunSpec, resultsDir: string): Promise<RunOutcome> {
   const name = runFolder(spec);
   const outDir = join(resultsDir, name);
   mkdirSync(outDir, { recursive: true });
   const listed = listScenarios(spec);
-  const { command, args } = inNetns([
-    NODE22,
-    suiteJs(spec.suite),
-    "client",
-    "--command",
-    clientCommand(),
-    ...selection(spec),
-    "--timeout",
-    SUITE_CLIENT_TIMEOUT_MS,
-    "-o",
-    outDir,
-  ]);
+  const { command, args } = clientSuiteCommand(spec, selection(spec), outDir);
   const p = groups.start(`conformance ${spec.id}`, command, args, { cwd: ROOT, env: node22Env() });
   const { timedOut } = await finish(groups, p, CLIENT_RUN_TIMEOUT_MS);
   writeFileSync(join(resultsDir, `${name}.log`), p.output());
@@ -150,19 +144,7 @@ export async function runClientScenarios(groups: ProcessGroups, spec: RunSpec, r
   const exits = new Map<string, { code: number | null; log: string }>();
   const fatal: string[] = [];
   for (const scenario of CLIENT_SCENARIOS_0_1) {
-    const { command, args } = inNetns([
-      NODE22,
-      suiteJs(spec.suite),
-      "client",
-      "--command",
-      clientCommand(),
-      "--scenario",
-      scenario,
-      "--timeout",
-      SUITE_CLIENT_TIMEOUT_MS,
-      "-o",
-      outDir,
-    ]);
+    const { command, args } = clientSuiteCommand(spec, ["--scenario", scenario], outDir);
     const p = groups.start(`conformance ${spec.id} ${scenario}`, command, args, { cwd: ROOT, env: node22Env() });
     const { code, timedOut } = await finish(groups, p, CLIENT_SCENARIO_TIMEOUT_MS);
     const log = `${name}-${scenario}.log`;

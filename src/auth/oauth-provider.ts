@@ -1,0 +1,212 @@
+/**
+ * The OAuth client in one object, for the HTTP transports: `accessToken()` before a request,
+ * `handleUnauthorized()` on a 401/403. It discovers the protected resource and its
+ * authorization server, registers, runs the authorization code flow through a host-supplied
+ * `authorize` callback (the host owns the browser or UI), and refreshes, one flow at a time.
+ */
+import { parseWwwAuthenticate, summarizeChallenges, type AuthChallenge } from "../transport/auth-error.ts";
+import { AuthorizationRequest } from "./authorization-request.ts";
+import type { OAuthHttpOptions } from "./http-fetch.ts";
+import { OAuthError, clipText, oauthError, showUrl } from "./oauth-error.ts";
+import { registerClient, type ClientRegistrationOptions } from "./registration.ts";
+import { discoverResourceMetadata, type ProtectedResourceMetadata } from "./resource-metadata.ts";
+import { chooseScope, splitScope } from "./scopes.ts";
+import { discoverServerMetadata, legacyServerMetadata, requirePkceS256, type AuthorizationServerMetadata } from "./server-metadata.ts";
+import { exchangeCode, refreshAccessToken, type ClientCredentials } from "./token-request.ts";
+import { MemoryTokenStore, type StoredTokens, type TokenStore } from "./token-store.ts";
+
+/** Shows the user `url` and resolves with the redirect that came back (the URL or its query). */
+export type AuthorizeCallback = (url: string, info: { issuer: string; server: string }) => Promise<string | URL | URLSearchParams>;
+
+export interface OAuthProviderOptions {
+  /** The MCP endpoint this provider gets tokens for. */
+  serverUrl: string;
+  /** The redirect URI the `authorize` callback receives redirects on. */
+  redirectUri: string;
+  /** Runs the user's part; without it a flow that needs the user fails with `INTERACTION_REQUIRED`. */
+  authorize?: AuthorizeCallback;
+  /** Default: a new {@link MemoryTokenStore}. */
+  store?: TokenStore;
+  /** Configured credentials, client metadata document URL, DCR fields. */
+  registration?: Omit<ClientRegistrationOptions, "redirectUri">;
+  /** Time and size limits of every request of the flow. */
+  http?: OAuthHttpOptions;
+  /** Refresh this long before the expiry. Default 60 s. */
+  refreshMarginMs?: number;
+  /** Ask for `offline_access` when the authorization server lists it. Default true. */
+  offlineAccess?: boolean;
+  /** Told every secret obtained (tokens, client secrets), e.g. to add it to a `Redactor`. */
+  onSecret?: (value: string) => void;
+  now?: () => number;
+}
+
+interface Discovered {
+  metadata: AuthorizationServerMetadata;
+  resource?: ProtectedResourceMetadata;
+}
+
+/**
+ * ```ts
+ * const oauth = new OAuthProvider({ serverUrl, redirectUri, authorize: async (url) => askUser(url) });
+ * const token = await oauth.accessToken();              // before a request: stored, refreshed, or undefined
+ * const fresh = await oauth.handleUnauthorized(401, res.headers.get("www-authenticate") ?? undefined);
+ * ```
+ */
+export class OAuthProvider {
+  private readonly options: OAuthProviderOptions;
+  private readonly store: TokenStore;
+  private readonly server: string;
+  private discovered: Discovered | undefined;
+  /** The one flow or refresh in flight; concurrent callers wait for it (a refresh race can revoke a token family). */
+  private inFlight: Promise<string> | undefined;
+
+  constructor(options: OAuthProviderOptions) {
+    this.options = options;
+    this.store = options.store ?? new MemoryTokenStore();
+    this.server = showUrl(options.serverUrl);
+  }
+
+  /**
+   * The access token to send now, or undefined when none is stored. A token within the refresh
+   * margin of its expiry is refreshed first; if that fails the stored tokens are dropped and
+   * undefined comes back, so the request goes without one and its 401 starts a new flow.
+   */
+  async accessToken(): Promise<string | undefined> {
+    if (this.inFlight) return this.inFlight;
+    const stored = await this.store.getTokens(this.server);
+    if (stored === undefined) return undefined;
+    if (!this.expiring(stored)) return stored.accessToken;
+    if (stored.refreshToken === undefined) return undefined;
+    try {
+      return await this.once(() => this.refresh(stored));
+    } catch {
+      await this.store.deleteTokens(this.server);
+      return undefined;
+    }
+  }
+
+  /**
+   * What a transport calls when the server answered 401 or 403: resolves with a new access
+   * token to retry the request with, or rejects with an `OAuthError`. A stored refresh token is
+   * tried first; then the whole flow runs. A 403 `insufficient_scope` asks for the union of the
+   * scopes held and the ones the challenge names.
+   */
+  handleUnauthorized(status: number, wwwAuthenticate: string | undefined): Promise<string> {
+    const challenge = summarizeChallenges(wwwAuthenticate ? parseWwwAuthenticate(wwwAuthenticate) : []);
+    return this.once(async () => {
+      const stored = await this.store.getTokens(this.server);
+      const stepUp = status === 403 && challenge.error === "insufficient_scope";
+      if (stored?.refreshToken !== undefined && !stepUp) {
+        try {
+          return await this.refresh(stored);
+        } catch (e) {
+          if (!(e instanceof OAuthError)) throw e;
+          // An unusable refresh token: forget it and let the user authorize again.
+        }
+      }
+      await this.store.deleteTokens(this.server);
+      return this.authorizeAnew(challenge, stepUp ? stored?.scope : undefined);
+    });
+  }
+
+  /** Forgets the tokens of this server (its client registration stays, keyed by issuer). */
+  async logout(): Promise<void> {
+    await this.store.deleteTokens(this.server);
+  }
+
+  private once(run: () => Promise<string>): Promise<string> {
+    if (this.inFlight) return this.inFlight;
+    const flow = run().finally(() => {
+      if (this.inFlight === flow) this.inFlight = undefined;
+    });
+    this.inFlight = flow;
+    return flow;
+  }
+
+  private expiring(tokens: StoredTokens): boolean {
+    if (tokens.expiresAt === undefined) return false;
+    return tokens.expiresAt - (this.options.refreshMarginMs ?? 60_000) <= this.now();
+  }
+
+  private async refresh(stored: StoredTokens): Promise<string> {
+    const { metadata } = await this.discover(undefined);
+    // Tokens of another authorization server are never sent to this one.
+    if (metadata.issuer !== stored.issuer) throw oauthError("ISSUER_MISMATCH", `stored tokens of ${this.server} come from another authorization server`);
+    const client = await this.store.getClient(metadata.issuer);
+    if (client === undefined) throw oauthError("REGISTRATION_FAILED", `no client is registered with ${clipText(metadata.issuer)} to refresh with`);
+    const extra = stored.resource === undefined ? {} : { resource: stored.resource };
+    const tokens = await refreshAccessToken(metadata, client, stored.refreshToken!, extra, { ...this.options.http, now: () => this.now() });
+    return this.keep({ ...tokens, issuer: stored.issuer, ...extra });
+  }
+
+  private async authorizeAnew(challenge: AuthChallenge, heldScope: string | undefined): Promise<string> {
+    const { metadata, resource } = await this.discover(challenge.resourceMetadata);
+    const base = chooseScope({
+      challengeScope: challenge.scope,
+      resourceScopes: resource?.scopesSupported,
+      serverScopes: metadata.scopesSupported,
+      offlineAccess: this.options.offlineAccess,
+    });
+    const scope = heldScope === undefined ? base : [...new Set([...splitScope(heldScope), ...splitScope(base)])].join(" ") || undefined;
+    const client = await this.client(metadata, scope);
+    const authorize = this.options.authorize;
+    if (authorize === undefined) {
+      throw oauthError("INTERACTION_REQUIRED", `${this.server} needs a user's authorization at ${clipText(metadata.issuer)}, and no authorize callback was given`, {
+        issuer: clipText(metadata.issuer),
+      });
+    }
+    const request = new AuthorizationRequest({ metadata, clientId: client.clientId, redirectUri: this.options.redirectUri, resource: resource?.resource, scope });
+    const grant = request.acceptRedirect(await authorize(request.url, { issuer: metadata.issuer, server: this.server }));
+    const tokens = await exchangeCode(metadata, client, grant, { ...this.options.http, now: () => this.now() });
+    const stored: StoredTokens = { ...tokens, issuer: metadata.issuer };
+    if (resource !== undefined) stored.resource = resource.resource;
+    if (stored.scope === undefined && scope !== undefined) stored.scope = scope;
+    return this.keep(stored);
+  }
+
+  /** The stored client for this issuer, or a new registration (saved before it is used). */
+  private async client(metadata: AuthorizationServerMetadata, scope: string | undefined): Promise<ClientCredentials> {
+    const known = await this.store.getClient(metadata.issuer);
+    if (known !== undefined) return known;
+    const registration: ClientRegistrationOptions = { ...this.options.registration, redirectUri: this.options.redirectUri };
+    if (registration.scope === undefined && scope !== undefined) registration.scope = scope;
+    const { client } = await registerClient(metadata, registration, this.options.http);
+    if (client.clientSecret !== undefined) this.options.onSecret?.(client.clientSecret);
+    await this.store.saveClient(client);
+    return client;
+  }
+
+  /**
+   * Protected resource metadata, then its first authorization server's metadata; without
+   * protected resource metadata, the 2025-03-26 way. Kept for later refreshes; a challenge that
+   * names a metadata URL runs discovery again (the server may have moved to another server).
+   */
+  private async discover(challengeUrl: string | undefined): Promise<Discovered> {
+    if (this.discovered !== undefined && challengeUrl === undefined) return this.discovered;
+    const http = this.options.http;
+    let found: Discovered;
+    try {
+      const { metadata: resource } = await discoverResourceMetadata(this.options.serverUrl, challengeUrl, http);
+      const issuer = resource.authorizationServers?.[0];
+      if (issuer === undefined) throw oauthError("METADATA_INVALID", `the protected resource metadata of ${this.server} names no authorization server`);
+      found = { metadata: await discoverServerMetadata(issuer, http), resource };
+    } catch (e) {
+      if (!(e instanceof OAuthError) || e.reason !== "RESOURCE_METADATA_NOT_FOUND") throw e;
+      found = { metadata: await legacyServerMetadata(this.options.serverUrl, http) };
+    }
+    if (found.metadata.source !== "defaults") requirePkceS256(found.metadata);
+    this.discovered = found;
+    return found;
+  }
+
+  private async keep(tokens: StoredTokens): Promise<string> {
+    this.options.onSecret?.(tokens.accessToken);
+    if (tokens.refreshToken !== undefined) this.options.onSecret?.(tokens.refreshToken);
+    await this.store.saveTokens(this.server, tokens);
+    return tokens.accessToken;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+}

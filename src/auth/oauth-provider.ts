@@ -78,7 +78,7 @@ export class OAuthProvider {
     if (!this.expiring(stored)) return stored.accessToken;
     if (stored.refreshToken === undefined) return undefined;
     try {
-      return await this.once(() => this.refresh(stored));
+      return await this.once(async () => this.refresh(stored, (await this.discover(undefined, false)).metadata));
     } catch {
       await this.store.deleteTokens(this.server);
       return undefined;
@@ -94,18 +94,20 @@ export class OAuthProvider {
   handleUnauthorized(status: number, wwwAuthenticate: string | undefined): Promise<string> {
     const challenge = summarizeChallenges(wwwAuthenticate ? parseWwwAuthenticate(wwwAuthenticate) : []);
     return this.once(async () => {
+      // A 401 may mean the server moved to another authorization server: discover again.
+      const found = await this.discover(challenge.resourceMetadata, true);
       const stored = await this.store.getTokens(this.server);
       const stepUp = status === 403 && challenge.error === "insufficient_scope";
-      if (stored?.refreshToken !== undefined && !stepUp) {
+      if (stored?.refreshToken !== undefined && !stepUp && stored.issuer === found.metadata.issuer) {
         try {
-          return await this.refresh(stored);
+          return await this.refresh(stored, found.metadata);
         } catch (e) {
           if (!(e instanceof OAuthError)) throw e;
           // An unusable refresh token: forget it and let the user authorize again.
         }
       }
       await this.store.deleteTokens(this.server);
-      return this.authorizeAnew(challenge, stepUp ? stored?.scope : undefined);
+      return this.authorizeAnew(found, challenge, stepUp ? stored?.scope : undefined);
     });
   }
 
@@ -128,8 +130,7 @@ export class OAuthProvider {
     return tokens.expiresAt - (this.options.refreshMarginMs ?? 60_000) <= this.now();
   }
 
-  private async refresh(stored: StoredTokens): Promise<string> {
-    const { metadata } = await this.discover(undefined);
+  private async refresh(stored: StoredTokens, metadata: AuthorizationServerMetadata): Promise<string> {
     // Tokens of another authorization server are never sent to this one.
     if (metadata.issuer !== stored.issuer) throw oauthError("ISSUER_MISMATCH", `stored tokens of ${this.server} come from another authorization server`);
     const client = await this.store.getClient(metadata.issuer);
@@ -139,8 +140,8 @@ export class OAuthProvider {
     return this.keep({ ...tokens, issuer: stored.issuer, ...extra });
   }
 
-  private async authorizeAnew(challenge: AuthChallenge, heldScope: string | undefined): Promise<string> {
-    const { metadata, resource } = await this.discover(challenge.resourceMetadata);
+  private async authorizeAnew(found: Discovered, challenge: AuthChallenge, heldScope: string | undefined): Promise<string> {
+    const { metadata, resource } = found;
     const base = chooseScope({
       challengeScope: challenge.scope,
       resourceScopes: resource?.scopesSupported,
@@ -178,11 +179,11 @@ export class OAuthProvider {
 
   /**
    * Protected resource metadata, then its first authorization server's metadata; without
-   * protected resource metadata, the 2025-03-26 way. Kept for later refreshes; a challenge that
-   * names a metadata URL runs discovery again (the server may have moved to another server).
+   * protected resource metadata, the 2025-03-26 way. Kept for the refreshes before expiry;
+   * `fresh` (on every 401/403) runs it again.
    */
-  private async discover(challengeUrl: string | undefined): Promise<Discovered> {
-    if (this.discovered !== undefined && challengeUrl === undefined) return this.discovered;
+  private async discover(challengeUrl: string | undefined, fresh: boolean): Promise<Discovered> {
+    if (this.discovered !== undefined && !fresh) return this.discovered;
     const http = this.options.http;
     let found: Discovered;
     try {

@@ -120,14 +120,17 @@ describe("OAuthProvider: the client flow on 401 against a loopback resource and 
 
   test("an authorization server change registers anew, and the old client is never shown to the new server", async () => {
     const store = new MemoryTokenStore();
-    await provider({ store }).handleUnauthorized(401, challenge());
+    const oauth = provider({ store });
+    await oauth.handleUnauthorized(401, challenge());
     const oldClient = (await store.getClient(as.issuer))!;
     const next = await AuthServerFixture.start();
     try {
       rs.route("/.well-known/oauth-protected-resource/mcp", json(200, { resource: `${rs.origin}/mcp`, authorization_servers: [next.issuer] }));
-      const token = await provider({ store }).handleUnauthorized(401, challenge());
+      const token = await oauth.handleUnauthorized(401, 'Bearer error="invalid_token"');
       assert.ok(next.accessTokens.has(token));
       assert.equal(next.requestsTo("/register").length, 1);
+      assert.equal(as.requestsTo("/token").length, 1, "the old server's refresh token was not used");
+      assert.equal((await store.getTokens(`${rs.origin}/mcp`))?.issuer, next.issuer);
       for (const r of next.requests) assert.ok(!JSON.stringify([r.headers, r.body, r.query.toString()]).includes(oldClient.clientId));
     } finally {
       await next.close();

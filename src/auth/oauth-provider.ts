@@ -107,7 +107,7 @@ export class OAuthProvider {
         }
       }
       await this.store.deleteTokens(this.server);
-      return this.authorizeAnew(found, challenge, stepUp ? stored?.scope : undefined);
+      return this.authorizeAnew(found, challenge, stepUp ? (stored?.requestedScope ?? stored?.scope) : undefined);
     });
   }
 
@@ -137,7 +137,9 @@ export class OAuthProvider {
     if (client === undefined) throw oauthError("REGISTRATION_FAILED", `no client is registered with ${clipText(metadata.issuer)} to refresh with`);
     const extra = stored.resource === undefined ? {} : { resource: stored.resource };
     const tokens = await refreshAccessToken(metadata, client, stored.refreshToken!, extra, { ...this.options.http, now: () => this.now() });
-    return this.keep({ ...tokens, issuer: stored.issuer, ...extra });
+    const kept: StoredTokens = { ...tokens, issuer: stored.issuer, ...extra };
+    if (stored.requestedScope !== undefined) kept.requestedScope = stored.requestedScope;
+    return this.keep(kept);
   }
 
   private async authorizeAnew(found: Discovered, challenge: AuthChallenge, heldScope: string | undefined): Promise<string> {
@@ -161,7 +163,7 @@ export class OAuthProvider {
     const tokens = await exchangeCode(metadata, client, grant, { ...this.options.http, now: () => this.now() });
     const stored: StoredTokens = { ...tokens, issuer: metadata.issuer };
     if (resource !== undefined) stored.resource = resource.resource;
-    if (stored.scope === undefined && scope !== undefined) stored.scope = scope;
+    if (scope !== undefined) stored.requestedScope = scope;
     return this.keep(stored);
   }
 

@@ -11,6 +11,8 @@ export interface StoredTokens extends TokenSet {
   issuer: string;
   /** The `resource` they were requested for (RFC 8707), when one was sent. */
   resource?: string;
+  /** The `scope` the authorization request asked for (a step-up asks for it again, plus more). */
+  requestedScope?: string;
 }
 
 /**

@@ -3,6 +3,7 @@
  * configuration, a Client ID Metadata Document URL, or Dynamic Client Registration (RFC 7591).
  * The result is always bound to the issuer it was obtained for.
  */
+import { isLoopbackHost } from "../security/url.ts";
 import { fetchText, jsonObject, requireSafeUrl, type OAuthHttpOptions } from "./http-fetch.ts";
 import { FieldReader } from "./metadata-fields.ts";
 import { clipText, oauthError, showUrl } from "./oauth-error.ts";
@@ -28,7 +29,10 @@ export interface ClientRegistrationOptions {
   clientName?: string;
   /** `scope` sent in Dynamic Client Registration. */
   scope?: string;
-  /** RFC 7591 `application_type` (MCP 2026-07-28 asks for it; `native` for a loopback redirect). */
+  /**
+   * OIDC `application_type`, which MCP 2026-07-28 requires in Dynamic Client Registration.
+   * Default: `native` for a loopback redirect URI (a CLI, a desktop app), else `web`.
+   */
   applicationType?: "native" | "web";
 }
 
@@ -65,6 +69,14 @@ export async function registerClient(metadata: AuthorizationServerMetadata, opti
   );
 }
 
+function defaultApplicationType(redirectUri: string): "native" | "web" {
+  try {
+    return isLoopbackHost(new URL(redirectUri).hostname) ? "native" : "web";
+  } catch {
+    return "web";
+  }
+}
+
 /** RFC 7591: registers a public client (`none`) for the authorization code flow. */
 async function dynamicRegistration(metadata: AuthorizationServerMetadata, endpointUrl: string, options: ClientRegistrationOptions, http: OAuthHttpOptions): Promise<ClientCredentials> {
   const endpoint = requireSafeUrl(endpointUrl, "registration endpoint");
@@ -77,7 +89,8 @@ async function dynamicRegistration(metadata: AuthorizationServerMetadata, endpoi
     token_endpoint_auth_method: "none",
   };
   if (options.scope !== undefined) request.scope = options.scope;
-  if (options.applicationType !== undefined) request.application_type = options.applicationType;
+  // Omitted, OIDC servers assume "web" and then refuse a loopback redirect URI; others ignore it.
+  request.application_type = options.applicationType ?? defaultApplicationType(options.redirectUri);
   const fetched = await fetchText(endpoint, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(request) }, "registration endpoint", http);
   let doc: Record<string, unknown>;
   try {

@@ -40,8 +40,8 @@ describe("client registration", () => {
     );
   });
 
-  test("Dynamic Client Registration: a public client for the code flow, with application_type when asked", async () => {
-    const got = await registerClient(metadata, { redirectUri: REDIRECT, clientMetadataUrl: CIMD, scope: "read", applicationType: "native" });
+  test("Dynamic Client Registration: a public client for the code flow, native for a loopback redirect", async () => {
+    const got = await registerClient(metadata, { redirectUri: REDIRECT, clientMetadataUrl: CIMD, scope: "read" });
     assert.equal(got.via, "dynamic-registration");
     assert.deepEqual(JSON.parse(as.requestsTo("/register")[0]!.body), {
       client_name: "mcp-bridge",
@@ -54,6 +54,9 @@ describe("client registration", () => {
     });
     assert.deepEqual(as.clients.get(got.client.clientId), { redirectUris: [REDIRECT] });
     assert.deepEqual(got.client, { issuer: as.issuer, clientId: got.client.clientId, tokenEndpointAuthMethod: "none" });
+    await registerClient(metadata, { redirectUri: "https://app.example/callback" });
+    await registerClient(metadata, { redirectUri: REDIRECT, applicationType: "web" });
+    assert.deepEqual(as.requestsTo("/register").slice(1).map((r) => JSON.parse(r.body).application_type), ["web", "web"]);
   });
 
   test("a refused, malformed or impossible registration is REGISTRATION_FAILED", async () => {

@@ -158,11 +158,13 @@ export class OAuthProvider {
         issuer: clipText(metadata.issuer),
       });
     }
-    const request = new AuthorizationRequest({ metadata, clientId: client.clientId, redirectUri: this.options.redirectUri, resource: resource?.resource, scope });
+    // RFC 8707 `resource` always goes, even to a 2025-03-26 server that has no metadata to
+    // publish one: the specification says to send it whether or not the server supports it.
+    const resourceUri = resource?.resource ?? canonicalServerUri(this.options.serverUrl);
+    const request = new AuthorizationRequest({ metadata, clientId: client.clientId, redirectUri: this.options.redirectUri, resource: resourceUri, scope });
     const grant = request.acceptRedirect(await authorize(request.url, { issuer: metadata.issuer, server: this.server }));
     const tokens = await exchangeCode(metadata, client, grant, { ...this.options.http, now: () => this.now() });
-    const stored: StoredTokens = { ...tokens, issuer: metadata.issuer };
-    if (resource !== undefined) stored.resource = resource.resource;
+    const stored: StoredTokens = { ...tokens, issuer: metadata.issuer, resource: resourceUri };
     if (scope !== undefined) stored.requestedScope = scope;
     return this.keep(stored);
   }
@@ -212,4 +214,10 @@ export class OAuthProvider {
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
+}
+
+/** The MCP endpoint as an RFC 8707 resource: no query or fragment, no lone final `/`. */
+function canonicalServerUri(serverUrl: string): string {
+  const url = new URL(serverUrl);
+  return url.pathname === "/" ? url.origin : `${url.origin}${url.pathname}`;
 }

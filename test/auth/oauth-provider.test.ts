@@ -137,11 +137,11 @@ describe("OAuthProvider: the client flow on 401 against a loopback resource and 
     }
   });
 
-  test("no protected resource metadata: the 2025-03-26 fallback at the server's origin, without resource", async () => {
+  test("no protected resource metadata: the 2025-03-26 fallback at the server's origin, resource still sent", async () => {
     rs.route("/.well-known/oauth-protected-resource/mcp", json(404, {}));
-    const token = await provider().handleUnauthorized(401, "Bearer");
-    assert.ok(rs.accessTokens.has(token), "the MCP server's origin was the authorization server");
-    assert.equal(new URL(opened[0]!).searchParams.get("resource"), null);
+    const token = await provider({ serverUrl: `${rs.origin}/mcp?tenant=a` }).handleUnauthorized(401, "Bearer");
+    assert.equal(rs.accessTokens.get(token), `${rs.origin}/mcp`, "the MCP server's origin was the authorization server");
+    assert.equal(new URL(opened[0]!).searchParams.get("resource"), `${rs.origin}/mcp`);
   });
 
   test("metadata with the wrong resource stops the flow before anything is sent to an authorization server", async () => {

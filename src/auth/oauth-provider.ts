@@ -40,6 +40,9 @@ export interface OAuthProviderOptions {
   now?: () => number;
 }
 
+/** Re-authorizations for one challenged scope set before giving up (the specification: "a few"). */
+const MAX_STEP_UPS = 3;
+
 interface Discovered {
   metadata: AuthorizationServerMetadata;
   resource?: ProtectedResourceMetadata;
@@ -57,6 +60,8 @@ export class OAuthProvider {
   private readonly store: TokenStore;
   private readonly server: string;
   private discovered: Discovered | undefined;
+  /** Step-ups made for each challenged scope set (sorted), since the last 401. */
+  private readonly stepUps = new Map<string, number>();
   /** The one flow or refresh in flight; concurrent callers wait for it (a refresh race can revoke a token family). */
   private inFlight: Promise<string> | undefined;
 
@@ -98,6 +103,8 @@ export class OAuthProvider {
       const found = await this.discover(challenge.resourceMetadata, true);
       const stored = await this.store.getTokens(this.server);
       const stepUp = status === 403 && challenge.error === "insufficient_scope";
+      if (stepUp) this.countStepUp(challenge.scope);
+      else this.stepUps.clear();
       if (stored?.refreshToken !== undefined && !stepUp && stored.issuer === found.metadata.issuer) {
         try {
           return await this.refresh(stored, found.metadata);
@@ -114,6 +121,19 @@ export class OAuthProvider {
   /** Forgets the tokens of this server (its client registration stays, keyed by issuer). */
   async logout(): Promise<void> {
     await this.store.deleteTokens(this.server);
+  }
+
+  /**
+   * A server that answers 403 for the same scopes after each new token would have the user
+   * authorize forever: after {@link MAX_STEP_UPS} step-ups for one scope set, it is an error.
+   */
+  private countStepUp(scope: string | undefined): void {
+    const key = [...new Set(splitScope(scope))].sort().join(" ");
+    const count = (this.stepUps.get(key) ?? 0) + 1;
+    if (count > MAX_STEP_UPS) {
+      throw oauthError("STEP_UP_LIMIT", `${this.server} still answers insufficient_scope for "${clipText(key)}" after ${MAX_STEP_UPS} new authorizations`, { scope: clipText(key) });
+    }
+    this.stepUps.set(key, count);
   }
 
   private once(run: () => Promise<string>): Promise<string> {

@@ -102,6 +102,18 @@ describe("OAuthProvider: the client flow on 401 against a loopback resource and 
     assert.equal(new URL(opened[1]!).searchParams.get("scope"), "tools:read offline_access tools:write");
   });
 
+  test("a server that keeps answering insufficient_scope for the same scopes gets at most 3 step-ups", async () => {
+    const oauth = provider();
+    await oauth.handleUnauthorized(401, challenge());
+    const more = 'Bearer error="insufficient_scope", scope="tools:write admin"';
+    for (let i = 0; i < 3; i++) await oauth.handleUnauthorized(403, more);
+    await assert.rejects(oauth.handleUnauthorized(403, more), oauthFailure("STEP_UP_LIMIT", /still answers insufficient_scope for "admin tools:write" after 3 new authorizations/));
+    assert.equal(opened.length, 4);
+    await oauth.handleUnauthorized(401, challenge());
+    await oauth.handleUnauthorized(403, more);
+    assert.equal(opened.length, 5, "after a 401 (a refresh here) the count starts again");
+  });
+
   test("without an authorize callback the flow stops with INTERACTION_REQUIRED, before any token request", async () => {
     const oauth = provider({ authorize: undefined });
     await assert.rejects(oauth.handleUnauthorized(401, challenge()), oauthFailure("INTERACTION_REQUIRED", /needs a user's authorization at http:\/\/127\.0\.0\.1:\d+\/tenant/));

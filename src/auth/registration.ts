@@ -77,7 +77,18 @@ function defaultApplicationType(redirectUri: string): "native" | "web" {
   }
 }
 
-/** RFC 7591: registers a public client (`none`) for the authorization code flow. */
+/**
+ * The token endpoint authentication to ask for: a public client (`none`) where the server
+ * takes one, since a CLI or an agent cannot keep a secret from its user; else a secret sent the
+ * way the server lists first among the two this client does.
+ */
+function registrationAuthMethod(metadata: AuthorizationServerMetadata): TokenEndpointAuthMethod {
+  const listed = metadata.tokenEndpointAuthMethodsSupported;
+  if (listed === undefined || listed.includes("none")) return "none";
+  return listed.find((m): m is TokenEndpointAuthMethod => m === "client_secret_basic" || m === "client_secret_post") ?? "none";
+}
+
+/** RFC 7591: registers a client for the authorization code flow. */
 async function dynamicRegistration(metadata: AuthorizationServerMetadata, endpointUrl: string, options: ClientRegistrationOptions, http: OAuthHttpOptions): Promise<ClientCredentials> {
   const endpoint = requireSafeUrl(endpointUrl, "registration endpoint");
   const where = showUrl(endpoint);
@@ -86,7 +97,7 @@ async function dynamicRegistration(metadata: AuthorizationServerMetadata, endpoi
     redirect_uris: [options.redirectUri],
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
-    token_endpoint_auth_method: "none",
+    token_endpoint_auth_method: registrationAuthMethod(metadata),
   };
   if (options.scope !== undefined) request.scope = options.scope;
   // Omitted, OIDC servers assume "web" and then refuse a loopback redirect URI; others ignore it.

@@ -59,6 +59,14 @@ describe("client registration", () => {
     assert.deepEqual(as.requestsTo("/register").slice(1).map((r) => JSON.parse(r.body).application_type), ["web", "web"]);
   });
 
+  test("a server that takes no public client is asked for a secret, sent the way it lists", async () => {
+    const onlyPost = { ...metadata, tokenEndpointAuthMethodsSupported: ["private_key_jwt", "client_secret_post"] };
+    const got = await registerClient(onlyPost, { redirectUri: REDIRECT });
+    assert.equal(JSON.parse(as.requestsTo("/register")[0]!.body).token_endpoint_auth_method, "client_secret_post");
+    assert.equal(got.client.tokenEndpointAuthMethod, "client_secret_post");
+    assert.equal(got.client.clientSecret, as.clients.get(got.client.clientId)?.secret);
+  });
+
   test("a refused, malformed or impossible registration is REGISTRATION_FAILED", async () => {
     as.route("/register", json(400, { error: "invalid_redirect_uri", error_description: "loopback only" }));
     await assert.rejects(registerClient(metadata, { redirectUri: REDIRECT }), oauthFailure("REGISTRATION_FAILED", /refused the registration \(HTTP 400\) with "invalid_redirect_uri": loopback only/));

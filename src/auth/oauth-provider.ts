@@ -5,6 +5,7 @@
  * `authorize` callback (the host owns the browser or UI), and refreshes, one flow at a time.
  */
 import { parseWwwAuthenticate, summarizeChallenges, type AuthChallenge } from "../transport/auth-error.ts";
+import type { HttpAuthProvider } from "../transport/auth-provider.ts";
 import { AuthorizationRequest } from "./authorization-request.ts";
 import type { OAuthHttpOptions } from "./http-fetch.ts";
 import { OAuthError, clipText, oauthError, showUrl } from "./oauth-error.ts";
@@ -55,7 +56,7 @@ interface Discovered {
  * const fresh = await oauth.handleUnauthorized(401, res.headers.get("www-authenticate") ?? undefined);
  * ```
  */
-export class OAuthProvider {
+export class OAuthProvider implements HttpAuthProvider {
   private readonly options: OAuthProviderOptions;
   private readonly store: TokenStore;
   private readonly server: string;

@@ -2,21 +2,25 @@
  * The token endpoint: the authorization code grant (with the PKCE verifier and RFC 8707
  * `resource`), the refresh grant, client authentication, and the check of what comes back.
  */
+import type { KeyObject } from "node:crypto";
 import type { AuthorizationGrant } from "./authorization-request.ts";
+import { createClientAssertion, JWT_BEARER_ASSERTION_TYPE } from "./client-assertion.ts";
 import { fetchText, jsonObject, requireSafeUrl, type OAuthHttpOptions } from "./http-fetch.ts";
 import { FieldReader } from "./metadata-fields.ts";
 import { clipText, oauthError, showUrl } from "./oauth-error.ts";
 import type { AuthorizationServerMetadata } from "./server-metadata.ts";
 
 /** How a client proves itself at the token endpoint. */
-export type TokenEndpointAuthMethod = "client_secret_basic" | "client_secret_post" | "none";
+export type TokenEndpointAuthMethod = "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
 
 /** A client registered with one authorization server (`issuer`). */
 export interface ClientCredentials {
   issuer: string;
   clientId: string;
   clientSecret?: string;
-  /** As registered; when absent, chosen from the secret and the server's list. */
+  /** An ES256 private key (PEM or KeyObject) for `private_key_jwt`. */
+  privateKey?: string | KeyObject;
+  /** As registered; when absent, chosen from the key, the secret and the server's list. */
   tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
 }
 
@@ -42,6 +46,22 @@ export function exchangeCode(metadata: AuthorizationServerMetadata, client: Clie
 }
 
 /**
+ * The client credentials grant: a token for the client itself, no user involved (a service
+ * account, a CI job). The client must authenticate, with a secret or `private_key_jwt`.
+ */
+export function requestClientCredentialsToken(
+  metadata: AuthorizationServerMetadata,
+  client: ClientCredentials,
+  extra: { resource?: string; scope?: string } = {},
+  options: TokenRequestOptions = {},
+): Promise<TokenSet> {
+  const form = new URLSearchParams({ grant_type: "client_credentials" });
+  if (extra.resource !== undefined) form.set("resource", extra.resource);
+  if (extra.scope !== undefined) form.set("scope", extra.scope);
+  return tokenRequest(metadata, client, form, options);
+}
+
+/**
  * Trades a refresh token for new tokens. When the answer has no refresh token, the one sent
  * stays valid (RFC 6749 §6) and is returned in the set.
  */
@@ -60,11 +80,13 @@ export async function refreshAccessToken(
 }
 
 /**
- * The method to authenticate with: the registered one; else, with a secret, Basic unless the
- * server lists only `client_secret_post` (RFC 8414's default is Basic); else `none`.
+ * The method to authenticate with: the registered one; else `private_key_jwt` with a key;
+ * else, with a secret, Basic unless the server lists only `client_secret_post` (RFC 8414's
+ * default is Basic); else `none`.
  */
 export function chooseAuthMethod(client: ClientCredentials, metadata: AuthorizationServerMetadata): TokenEndpointAuthMethod {
   if (client.tokenEndpointAuthMethod !== undefined) return client.tokenEndpointAuthMethod;
+  if (client.privateKey !== undefined) return "private_key_jwt";
   if (client.clientSecret === undefined) return "none";
   const listed = metadata.tokenEndpointAuthMethodsSupported;
   if (listed !== undefined && !listed.includes("client_secret_basic") && listed.includes("client_secret_post")) return "client_secret_post";
@@ -82,6 +104,13 @@ async function tokenRequest(metadata: AuthorizationServerMetadata, client: Clien
   if (method === "client_secret_basic") {
     const secret = client.clientSecret ?? "";
     headers.authorization = `Basic ${Buffer.from(`${formEncode(client.clientId)}:${formEncode(secret)}`).toString("base64")}`;
+  } else if (method === "private_key_jwt") {
+    if (client.privateKey === undefined) {
+      throw oauthError("REGISTRATION_FAILED", `client "${clipText(client.clientId)}" is registered for private_key_jwt but has no private key`, { issuer: clipText(metadata.issuer) });
+    }
+    form.set("client_id", client.clientId);
+    form.set("client_assertion_type", JWT_BEARER_ASSERTION_TYPE);
+    form.set("client_assertion", createClientAssertion(client.clientId, metadata.issuer, client.privateKey, (options.now ?? Date.now)()));
   } else {
     form.set("client_id", client.clientId);
     if (method === "client_secret_post" && client.clientSecret !== undefined) form.set("client_secret", client.clientSecret);

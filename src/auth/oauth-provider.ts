@@ -13,7 +13,7 @@ import { registerClient, type ClientRegistrationOptions } from "./registration.t
 import { discoverResourceMetadata, type ProtectedResourceMetadata } from "./resource-metadata.ts";
 import { chooseScope, splitScope } from "./scopes.ts";
 import { discoverServerMetadata, legacyServerMetadata, requirePkceS256, type AuthorizationServerMetadata } from "./server-metadata.ts";
-import { exchangeCode, refreshAccessToken, type ClientCredentials } from "./token-request.ts";
+import { exchangeCode, refreshAccessToken, requestClientCredentialsToken, type ClientCredentials, type TokenSet } from "./token-request.ts";
 import { MemoryTokenStore, type StoredTokens, type TokenStore } from "./token-store.ts";
 
 /** Shows the user `url` and resolves with the redirect that came back (the URL or its query). */
@@ -22,8 +22,13 @@ export type AuthorizeCallback = (url: string, info: { issuer: string; server: st
 export interface OAuthProviderOptions {
   /** The MCP endpoint this provider gets tokens for. */
   serverUrl: string;
-  /** The redirect URI the `authorize` callback receives redirects on. */
+  /** The redirect URI the `authorize` callback receives redirects on (sent in registration too). */
   redirectUri: string;
+  /**
+   * `authorization_code` (default): a user authorizes through `authorize`.
+   * `client_credentials`: the client acts for itself with its configured secret or key.
+   */
+  grant?: "authorization_code" | "client_credentials";
   /** Runs the user's part; without it a flow that needs the user fails with `INTERACTION_REQUIRED`. */
   authorize?: AuthorizeCallback;
   /** Default: a new {@link MemoryTokenStore}. */
@@ -157,7 +162,7 @@ export class OAuthProvider implements HttpAuthProvider {
     const client = await this.store.getClient(metadata.issuer);
     if (client === undefined) throw oauthError("REGISTRATION_FAILED", `no client is registered with ${clipText(metadata.issuer)} to refresh with`);
     const extra = stored.resource === undefined ? {} : { resource: stored.resource };
-    const tokens = await refreshAccessToken(metadata, client, stored.refreshToken!, extra, { ...this.options.http, now: () => this.now() });
+    const tokens = await refreshAccessToken(metadata, client, stored.refreshToken!, extra, this.tokenOptions());
     const kept: StoredTokens = { ...tokens, issuer: stored.issuer, ...extra };
     if (stored.requestedScope !== undefined) kept.requestedScope = stored.requestedScope;
     return this.keep(kept);
@@ -173,21 +178,32 @@ export class OAuthProvider implements HttpAuthProvider {
     });
     const scope = heldScope === undefined ? base : [...new Set([...splitScope(heldScope), ...splitScope(base)])].join(" ") || undefined;
     const client = await this.client(metadata, scope);
+    // RFC 8707 `resource` always goes, even to a 2025-03-26 server that has no metadata to
+    // publish one: the specification says to send it whether or not the server supports it.
+    const resourceUri = resource?.resource ?? canonicalServerUri(this.options.serverUrl);
+    const tokens = this.options.grant === "client_credentials"
+      ? await requestClientCredentialsToken(metadata, client, scope === undefined ? { resource: resourceUri } : { resource: resourceUri, scope }, this.tokenOptions())
+      : await this.authorizationCode(metadata, client, resourceUri, scope);
+    const stored: StoredTokens = { ...tokens, issuer: metadata.issuer, resource: resourceUri };
+    if (scope !== undefined) stored.requestedScope = scope;
+    return this.keep(stored);
+  }
+
+  /** The user's part: the authorization URL through `authorize`, the redirect checked, the code redeemed. */
+  private async authorizationCode(metadata: AuthorizationServerMetadata, client: ClientCredentials, resourceUri: string, scope: string | undefined): Promise<TokenSet> {
     const authorize = this.options.authorize;
     if (authorize === undefined) {
       throw oauthError("INTERACTION_REQUIRED", `${this.server} needs a user's authorization at ${clipText(metadata.issuer)}, and no authorize callback was given`, {
         issuer: clipText(metadata.issuer),
       });
     }
-    // RFC 8707 `resource` always goes, even to a 2025-03-26 server that has no metadata to
-    // publish one: the specification says to send it whether or not the server supports it.
-    const resourceUri = resource?.resource ?? canonicalServerUri(this.options.serverUrl);
     const request = new AuthorizationRequest({ metadata, clientId: client.clientId, redirectUri: this.options.redirectUri, resource: resourceUri, scope });
     const grant = request.acceptRedirect(await authorize(request.url, { issuer: metadata.issuer, server: this.server }));
-    const tokens = await exchangeCode(metadata, client, grant, { ...this.options.http, now: () => this.now() });
-    const stored: StoredTokens = { ...tokens, issuer: metadata.issuer, resource: resourceUri };
-    if (scope !== undefined) stored.requestedScope = scope;
-    return this.keep(stored);
+    return exchangeCode(metadata, client, grant, this.tokenOptions());
+  }
+
+  private tokenOptions() {
+    return { ...this.options.http, now: () => this.now() };
   }
 
   /** The stored client for this issuer, or a new registration (saved before it is used). */

@@ -3,6 +3,7 @@
  * configuration, a Client ID Metadata Document URL, or Dynamic Client Registration (RFC 7591).
  * The result is always bound to the issuer it was obtained for.
  */
+import type { KeyObject } from "node:crypto";
 import { isLoopbackHost } from "../security/url.ts";
 import { fetchText, jsonObject, requireSafeUrl, type OAuthHttpOptions } from "./http-fetch.ts";
 import { FieldReader } from "./metadata-fields.ts";
@@ -14,6 +15,8 @@ import type { ClientCredentials, TokenEndpointAuthMethod } from "./token-request
 export interface PreRegisteredClient {
   clientId: string;
   clientSecret?: string;
+  /** An ES256 private key (PEM or KeyObject) for `private_key_jwt`. */
+  privateKey?: string | KeyObject;
   tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
 }
 

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { OAuthProvider, type OAuthProviderOptions } from "../../src/auth/oauth-provider.ts";
 import { MemoryTokenStore } from "../../src/auth/token-store.ts";
@@ -112,6 +113,16 @@ describe("OAuthProvider: the client flow on 401 against a loopback resource and 
     await oauth.handleUnauthorized(401, challenge());
     await oauth.handleUnauthorized(403, more);
     assert.equal(opened.length, 5, "after a 401 (a refresh here) the count starts again");
+  });
+
+  test("client_credentials: configured private_key_jwt credentials, no user, no registration", async () => {
+    const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    as.clients.set("svc", { publicKey, redirectUris: [] });
+    const oauth = provider({ grant: "client_credentials", authorize: undefined, now: Date.now, registration: { preRegistered: { [as.issuer]: { clientId: "svc", privateKey } } } });
+    const token = await oauth.handleUnauthorized(401, challenge());
+    assert.equal(as.accessTokens.get(token), `${rs.origin}/mcp`);
+    assert.deepEqual([opened.length, as.requestsTo("/register").length, as.requestsTo("/authorize").length], [0, 0, 0]);
+    assert.equal(new URLSearchParams(as.requestsTo("/token")[0]!.body).get("grant_type"), "client_credentials");
   });
 
   test("without an authorize callback the flow stops with INTERACTION_REQUIRED, before any token request", async () => {

@@ -206,13 +206,16 @@ export class OAuthProvider implements HttpAuthProvider {
     return { ...this.options.http, now: () => this.now() };
   }
 
-  /** The stored client for this issuer, or a new registration (saved before it is used). */
+  /** The stored client for this issuer, or a new registration (saved before it is used, unless configured). */
   private async client(metadata: AuthorizationServerMetadata, scope: string | undefined): Promise<ClientCredentials> {
     const known = await this.store.getClient(metadata.issuer);
     if (known !== undefined) return known;
     const registration: ClientRegistrationOptions = { ...this.options.registration, redirectUri: this.options.redirectUri };
     if (registration.scope === undefined && scope !== undefined) registration.scope = scope;
-    const { client } = await registerClient(metadata, registration, this.options.http);
+    const { client, via } = await registerClient(metadata, registration, this.options.http);
+    // Configured credentials come from the configuration every time; copying them (a private
+    // key perhaps) into the store would only put them where they were not meant to be.
+    if (via === "pre-registered") return client;
     if (client.clientSecret !== undefined) this.options.onSecret?.(client.clientSecret);
     await this.store.saveClient(client);
     return client;

@@ -2,7 +2,8 @@
  * The OAuth client in one object, for the HTTP transports: `accessToken()` before a request,
  * `handleUnauthorized()` on a 401/403. It discovers the protected resource and its
  * authorization server, registers, runs the authorization code flow through a host-supplied
- * `authorize` callback (the host owns the browser or UI), and refreshes, one flow at a time.
+ * `authorize` callback (the host owns the browser or UI), and refreshes, one flow at a time
+ * (docs/decisions.md 5-auth).
  */
 import { parseWwwAuthenticate, summarizeChallenges, type AuthChallenge } from "../transport/auth-error.ts";
 import type { HttpAuthProvider } from "../transport/auth-provider.ts";
@@ -81,6 +82,7 @@ export class OAuthProvider implements HttpAuthProvider {
    * The access token to send now, or undefined when none is stored. A token within the refresh
    * margin of its expiry is refreshed first; if that fails the stored tokens are dropped and
    * undefined comes back, so the request goes without one and its 401 starts a new flow.
+   * While a flow is in flight this waits for it, and rejects with its error.
    */
   async accessToken(): Promise<string | undefined> {
     if (this.inFlight) return this.inFlight;

@@ -42,6 +42,8 @@ export type OAuthFailure =
   | "TOKEN_RESPONSE_INVALID"
   /** Registration was refused or impossible (no way offered, no credentials configured). */
   | "REGISTRATION_FAILED"
+  /** A 403 that asks for no scope: the server refuses this client, a new token would not help. */
+  | "FORBIDDEN"
   /** The token store's file is not one this version wrote. */
   | "TOKEN_STORE_INVALID"
   /** The server kept answering 403 `insufficient_scope` for the same scopes after step-ups. */

@@ -92,8 +92,10 @@ export class OAuthProvider implements HttpAuthProvider {
     if (stored.refreshToken === undefined) return undefined;
     try {
       return await this.once(async () => this.refresh(stored, (await this.discover(undefined, false)).metadata));
-    } catch {
-      await this.store.deleteTokens(this.server);
+    } catch (e) {
+      // Only a refused refresh token is forgotten; one the server could not be asked about
+      // (unreachable, too slow) is kept for the 401 that follows.
+      if (refreshUnusable(e)) await this.store.deleteTokens(this.server);
       return undefined;
     }
   }
@@ -111,14 +113,20 @@ export class OAuthProvider implements HttpAuthProvider {
       const found = await this.discover(challenge.resourceMetadata, true);
       const stored = await this.store.getTokens(this.server);
       const stepUp = status === 403 && challenge.error === "insufficient_scope";
+      if (status === 403 && !stepUp) {
+        throw oauthError("FORBIDDEN", `${this.server} refused access (HTTP 403) without asking for a scope; authorizing again would not change that`, {
+          error: clipText(challenge.error ?? ""),
+        });
+      }
       if (stepUp) this.countStepUp(challenge.scope);
       else this.stepUps.clear();
       if (stored?.refreshToken !== undefined && !stepUp && stored.issuer === found.metadata.issuer) {
         try {
           return await this.refresh(stored, found.metadata);
         } catch (e) {
-          if (!(e instanceof OAuthError)) throw e;
-          // An unusable refresh token: forget it and let the user authorize again.
+          // An unusable refresh token: forget it and let the user authorize again. Anything
+          // else (the server unreachable) would fail the new authorization the same way.
+          if (!refreshUnusable(e)) throw e;
         }
       }
       await this.store.deleteTokens(this.server);
@@ -256,6 +264,12 @@ export class OAuthProvider implements HttpAuthProvider {
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
+}
+
+/** Whether a refresh failed because of the refresh token or client, not because of the network. */
+function refreshUnusable(e: unknown): boolean {
+  if (!(e instanceof OAuthError)) return false;
+  return e.reason === "TOKEN_REQUEST_REJECTED" || e.reason === "TOKEN_RESPONSE_INVALID" || e.reason === "ISSUER_MISMATCH" || e.reason === "REGISTRATION_FAILED";
 }
 
 /** The MCP endpoint as an RFC 8707 resource: no query or fragment, no lone final `/`. */

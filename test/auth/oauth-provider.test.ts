@@ -96,6 +96,19 @@ describe("OAuthProvider: the client flow on 401 against a loopback resource and 
     assert.equal(await store.getTokens(`${rs.origin}/mcp`), undefined, "the refused tokens are forgotten");
   });
 
+  test("a refresh that cannot reach the server keeps the tokens; a plain 403 is FORBIDDEN, with no new flow", async () => {
+    const store = new MemoryTokenStore();
+    const oauth = provider({ store, http: { timeoutMs: 200 } });
+    await oauth.handleUnauthorized(401, challenge());
+    as.route("/token", "hang");
+    clock += 3_600_000;
+    assert.equal(await oauth.accessToken(), undefined);
+    assert.ok((await store.getTokens(`${rs.origin}/mcp`))?.refreshToken, "the refresh token is kept");
+    await assert.rejects(oauth.handleUnauthorized(401, challenge()), oauthFailure("FETCH_FAILED", /did not answer within 200 ms/));
+    assert.equal(opened.length, 1, "no authorization was started against an unreachable server");
+    await assert.rejects(oauth.handleUnauthorized(403, 'Bearer error="forbidden"'), oauthFailure("FORBIDDEN", /refused access \(HTTP 403\) without asking for a scope/));
+  });
+
   test("403 insufficient_scope asks again with the union of the scopes", async () => {
     const oauth = provider();
     await oauth.handleUnauthorized(401, challenge());

@@ -18,5 +18,6 @@ export {
   type TokenEndpointAuthMethod,
   type TokenSet,
 } from "./token-request.ts";
+export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from "./loopback-redirect.ts";
 export { chooseScope, type ScopeSources } from "./scopes.ts";
 export type { OAuthHttpOptions } from "./http-fetch.ts";

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { startLoopbackRedirect } from "../../src/auth/loopback-redirect.ts";
+import { OAuthProvider } from "../../src/auth/oauth-provider.ts";
+import { AuthServerFixture, json } from "../../fixtures/oauth/authorization-server.ts";
 import { oauthFailure } from "./oauth-matchers.ts";
 
 describe("loopback redirect listener", () => {
@@ -37,5 +39,29 @@ describe("loopback redirect listener", () => {
     const listener = await startLoopbackRedirect();
     await listener.close();
     await assert.rejects(listener.redirect, oauthFailure("INTERACTION_REQUIRED", /closed before a redirect arrived/));
+  });
+
+  test("with OAuthProvider: a browser stand-in follows the authorization URL to the listener, and the flow completes", async () => {
+    const as = await AuthServerFixture.start();
+    const listener = await startLoopbackRedirect();
+    try {
+      as.route("/.well-known/oauth-protected-resource/mcp", json(200, { resource: `${as.origin}/mcp`, authorization_servers: [as.issuer] }));
+      const oauth = new OAuthProvider({
+        serverUrl: `${as.origin}/mcp`,
+        redirectUri: listener.redirectUri,
+        authorize: async (url) => {
+          // The browser: follows the authorization server's 302 to the loopback listener.
+          const res = await fetch(url);
+          await res.body?.cancel();
+          return listener.redirect;
+        },
+      });
+      const token = await oauth.handleUnauthorized(401, "Bearer");
+      assert.equal(as.accessTokens.get(token), `${as.origin}/mcp`);
+      assert.deepEqual(JSON.parse(as.requestsTo("/register")[0]!.body).redirect_uris, [listener.redirectUri]);
+    } finally {
+      await listener.close();
+      await as.close();
+    }
   });
 });

@@ -21,6 +21,9 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   // Checks what a server may run or reach before a transport is built, with the same env and
   // command resolution the stdio transport spawns with.
   security: ["config", "jsonrpc", "transport", "util"],
+  // The OAuth client: reads the transports' challenge parser and the URL checks, and is given
+  // to the transports as an object, so they never import it (docs/decisions.md 3-auth).
+  auth: ["jsonrpc", "security", "transport", "util"],
   manager: ["bridge", "config", "jsonrpc", "mcp", "schema", "security", "transport", "util"],
   acp: ["bridge", "config", "jsonrpc", "manager", "mcp", "schema", "security", "transport", "util"],
   cli: ["acp", "bridge", "config", "jsonrpc", "manager", "mcp", "schema", "security", "transport", "util"],

@@ -25,6 +25,8 @@ import { McpServer } from "../src/mcp/server.ts";
 import { resolveWithin, PathError } from "../src/security/paths.ts";
 import { PolicyError } from "../src/security/policy.ts";
 import { checkUrl } from "../src/security/url.ts";
+import { OAuthError } from "../src/auth/oauth-error.ts";
+import { requireSafeUrl } from "../src/auth/http-fetch.ts";
 import { AuthError } from "../src/transport/auth-error.ts";
 import { InMemoryTransport } from "../src/transport/memory.ts";
 import { StreamableHttpServer } from "../src/transport/http-server.ts";
@@ -148,6 +150,20 @@ describe("every local error class is a BridgeError (code, message, { cause, deta
       cause: undefined,
     });
     assert.deepEqual([err.status, err.challenge], [401, challenge]);
+  });
+
+  test("OAuthError: an OAuth step refused a URL, with the same code as AuthError and a reason", async () => {
+    const err = await thrown(() => requireSafeUrl("http://as.example/token?secret=1", "token endpoint"));
+    assert.ok(err instanceof OAuthError);
+    assert.deepEqual(shape(err), {
+      base: true,
+      name: "OAuthError",
+      code: "AUTH_FAILED",
+      message: "token endpoint http://as.example/token must use https (http only to a loopback host)",
+      details: { url: "http://as.example/token", reason: "INSECURE_URL" },
+      cause: undefined,
+    });
+    assert.equal(err.reason, "INSECURE_URL");
   });
 });
 

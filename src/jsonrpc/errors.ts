@@ -5,7 +5,7 @@
  * - {@link BridgeError} carries a stable string code and never goes on the wire; it is what
  *   callers of this library catch and switch on (`err.code === "TIMEOUT"`). It is the one base
  *   of every local error class (`PolicyError`, `PathError`, `SecretError`, `ManagerError`,
- *   `CommandNotFoundError`, `AuthError`), all built as `(code, message, { cause, details })`;
+ *   `CommandNotFoundError`, `AuthError`, `OAuthError`), all built as `(code, message, { cause, details })`;
  *   a subclass only narrows `code` and names fields of its `details`. A refusal (we did not
  *   try; change the configuration) differs from a failure by its code: see {@link RefusalCode}.
  */

@@ -22,7 +22,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   // command resolution the stdio transport spawns with.
   security: ["config", "jsonrpc", "transport", "util"],
   // The OAuth client: reads the transports' challenge parser and the URL checks, and is given
-  // to the transports as an object, so they never import it (docs/decisions.md 3-auth).
+  // to the transports as an object, so they never import it (docs/decisions.md 114).
   auth: ["jsonrpc", "security", "transport", "util"],
   manager: ["bridge", "config", "jsonrpc", "mcp", "schema", "security", "transport", "util"],
   acp: ["bridge", "config", "jsonrpc", "manager", "mcp", "schema", "security", "transport", "util"],

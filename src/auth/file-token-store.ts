@@ -1,7 +1,7 @@
 /**
  * A {@link TokenStore} in one JSON file, for the CLI: tokens survive between runs. The file is
  * 0600 (in a 0700 directory when the store makes it), written whole to a temporary file and renamed over the old one, so
- * a crash leaves the old file or the new one, never half of either (docs/decisions.md 6-auth).
+ * a crash leaves the old file or the new one, never half of either (docs/decisions.md 117).
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";

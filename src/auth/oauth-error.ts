@@ -2,7 +2,7 @@
  * The typed failure of the OAuth client flow (discovery, registration, the authorization
  * redirect, the token endpoint). It shares `AUTH_FAILED` with the transports' `AuthError`, so
  * `err.code === "AUTH_FAILED"` catches both; `reason` says which step refused what
- * (docs/decisions.md 1-auth).
+ * (docs/decisions.md 112).
  */
 import { BridgeError, type BridgeErrorOptions } from "../jsonrpc/errors.ts";
 

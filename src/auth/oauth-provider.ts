@@ -3,7 +3,7 @@
  * `handleUnauthorized()` on a 401/403. It discovers the protected resource and its
  * authorization server, registers, runs the authorization code flow through a host-supplied
  * `authorize` callback (the host owns the browser or UI), and refreshes, one flow at a time
- * (docs/decisions.md 5-auth).
+ * (docs/decisions.md 116).
  */
 import { parseWwwAuthenticate, summarizeChallenges, type AuthChallenge } from "../transport/auth-error.ts";
 import type { HttpAuthProvider } from "../transport/auth-provider.ts";

@@ -49,7 +49,7 @@ export interface RegisteredClientResult {
  * A client identity for `metadata.issuer`, in the MCP specification's order of preference:
  * credentials configured for this issuer; else the Client ID Metadata Document URL when the
  * server says it takes one; else Dynamic Client Registration when it has a registration
- * endpoint; else `REGISTRATION_FAILED` naming what is missing (docs/decisions.md 4-auth).
+ * endpoint; else `REGISTRATION_FAILED` naming what is missing (docs/decisions.md 115).
  */
 export async function registerClient(metadata: AuthorizationServerMetadata, options: ClientRegistrationOptions, http: OAuthHttpOptions = {}): Promise<RegisteredClientResult> {
   const issuer = metadata.issuer;

@@ -69,7 +69,7 @@ export function readResourceMetadata(doc: Record<string, unknown>, where: string
  * otherwise send us to its authorization server, and the token to it). The published
  * `resource` must have the endpoint's origin and a path that is the endpoint's path or a parent
  * of it at a `/` boundary: a server may name itself by its origin while serving MCP under
- * `/mcp` (docs/decisions.md 2-auth).
+ * `/mcp` (docs/decisions.md 113).
  */
 export function checkResourceMatches(resource: string, server: URL, where: string): void {
   let published: URL;

@@ -1,6 +1,6 @@
 /**
  * What an HTTP client transport needs from an authorization provider, typed here so the
- * transports never import `src/auth/` (docs/decisions.md 3-auth). `OAuthProvider` implements
+ * transports never import `src/auth/` (docs/decisions.md 114). `OAuthProvider` implements
  * it; a host may bring its own.
  */
 

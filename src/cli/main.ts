@@ -8,10 +8,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs, UsageError } from "./args.ts";
 import type { CliIo, Terminal } from "./io.ts";
 
-// node:fs through process.getBuiltinModule, not an `import`: an ES import of node:fs makes Node
-// build the module's whole namespace, `fs.promises` included, which loads some thirty more of
-// Node's own modules (readline, os, the REPL's history...): ~2.5 ms of CPU on every cold start
-// of the CLI and of each process that only needs one function of fs (docs/decisions.md 98).
+// Not an `import` of node:fs: that loads ~30 more of Node's modules (docs/decisions.md 98).
 const { realpathSync } = process.getBuiltinModule("node:fs");
 
 const USAGE = `usage: mcp-bridge <command> [options] <server>

@@ -6,10 +6,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-// node:fs through process.getBuiltinModule, not an `import`: an ES import of node:fs makes Node
-// build the module's whole namespace, `fs.promises` included, which loads some thirty more of
-// Node's own modules (readline, os, the REPL's history...): ~2.5 ms of CPU on every cold start
-// of the CLI and of each process that only needs one function of fs (docs/decisions.md 98).
+// Not an `import` of node:fs: that loads ~30 more of Node's modules (docs/decisions.md 98).
 const { readFileSync } = process.getBuiltinModule("node:fs");
 
 /** How many directories above this file are searched (dist/src/cli/ is three below the root). */

@@ -15,7 +15,9 @@
  *
  * Then, outside the namespace (it binds 127.0.0.1 only), the ACP editor interop
  * (scripts/interop-acp.ts) runs and prints its own table: the ACP SDK as the editor against
- * our reference agent. Either run failing exits 1.
+ * our reference agent. Last, the SDK interop (scripts/interop-sdk.ts, also 127.0.0.1 only): the
+ * official MCP SDK's client against our server and our client against a server built on that
+ * SDK. Any run failing exits 1.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
@@ -31,6 +33,7 @@ import { StdioClientTransport } from "../src/transport/stdio.ts";
 import type { Transport } from "../src/transport/transport.ts";
 import { ensureInteropPackage, finish, formatTable, INTEROP_DIR, NODE22, node22Env, ROOT } from "./conformance.ts";
 import { runAcpInterop } from "./interop-acp.ts";
+import { runSdkInterop } from "./interop-sdk.ts";
 import { assertNetnsAvailable, inNetns, processGroupsForScript, ProcessGroups, type Started } from "./netns.ts";
 
 const EVERYTHING_JS = join(INTEROP_DIR, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
@@ -296,9 +299,10 @@ async function outside(): Promise<number> {
   const run = groups.start("interop (netns)", command, args, { cwd: ROOT }, true);
   const { code, timedOut } = await finish(groups, run, 300_000);
   if (timedOut) process.stdout.write("FAIL interop timed out after 300 s\n");
-  // Runs whatever the MCP interop gave, so that one run reports both.
+  // Runs whatever the MCP interop gave, so that one run reports all three.
   const acp = await runAcpInterop();
-  return code === 0 && !timedOut && acp === 0 ? 0 : 1;
+  const sdk = await runSdkInterop();
+  return code === 0 && !timedOut && acp === 0 && sdk === 0 ? 0 : 1;
 }
 
 const entry = process.argv[1];

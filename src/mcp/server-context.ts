@@ -7,6 +7,7 @@ import type { RequestContext, RequestOptions } from "../jsonrpc/peer.ts";
 import { isPlainObject } from "../util/object.ts";
 import type { HandlerContext } from "./server-registry.ts";
 import type { ServerSession } from "./server-session.ts";
+import type { AuthInfo } from "./auth-info.ts";
 import type { LoggingLevel } from "./types.ts";
 
 /** Options of a request to the client; `inputKey` names it in the stateless era's `inputRequests`. */
@@ -41,6 +42,9 @@ export class ToolCallContext implements HandlerContext {
   }
   get progressToken(): string | number | undefined {
     return this.ctx.progressToken;
+  }
+  get auth(): AuthInfo | undefined {
+    return (this.session.transport as { authInfo?: AuthInfo }).authInfo;
   }
   sendProgress(progress: number, total?: number, message?: string): Promise<void> {
     return this.ctx.sendProgress(progress, total, message);

@@ -24,6 +24,7 @@ import { isCallToolResult } from "./types.ts";
 import { parseUriTemplate, type UriTemplate } from "./uri-template.ts";
 import type { ServerSession } from "./server-session.ts";
 import { isPlainObject } from "../util/object.ts";
+import type { AuthInfo } from "./auth-info.ts";
 
 /** What a handler can use while it serves one request. */
 export interface HandlerContext {
@@ -32,6 +33,11 @@ export interface HandlerContext {
   session: ServerSession;
   requestId: JsonRpcId;
   progressToken?: string | number;
+  /**
+   * On a protected Streamable HTTP server (`protectedResource`), the verified principal of the
+   * request's access token: client, subject, scopes. Undefined on other transports.
+   */
+  readonly auth?: AuthInfo;
   /** Sends `notifications/progress`; does nothing when the client asked for no progress. */
   sendProgress(progress: number, total?: number, message?: string): Promise<void>;
   /** Sends `notifications/message` to this session, subject to its log level. */

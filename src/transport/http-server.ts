@@ -37,8 +37,10 @@ import {
   sendRpcError,
   targetPath,
 } from "./http-guard.ts";
+import { ProtectedResource, samePrincipal, scopedMessages, type AuthInfo, type ProtectedResourceOptions } from "./http-protected.ts";
 import { closeHttpServer, createHttpServer, listenAt, startSession, type OnSession } from "./http-serve.ts";
 import { StreamableHttpSessionTransport } from "./http-session.ts";
+import { SessionTable, type SessionEntry } from "./http-session-table.ts";
 
 export { StreamableHttpSessionTransport } from "./http-session.ts";
 
@@ -72,17 +74,13 @@ export interface StreamableHttpServerOptions extends HttpGuardOptions {
   keepAliveMs?: number;
   /** Values of `MCP-Protocol-Version` accepted. Default: every version this library speaks. */
   supportedVersions?: readonly string[];
-}
-
-interface SessionEntry {
-  readonly id: string;
-  readonly transport: StreamableHttpSessionTransport;
-  /** Its idle clock; see {@link StreamableHttpServer.armIdle}. */
-  timer: ReturnType<typeof setTimeout> | undefined;
-  /** When it was last used, on the server's activity counter (higher is more recent). */
-  lastUsed: number;
-  /** Until its initialize POST is handed over: never evicted meanwhile. */
-  opening: boolean;
+  /**
+   * Serve as an OAuth 2.1 protected resource (see http-protected.ts): metadata at
+   * `/.well-known/oauth-protected-resource[/<path>]`, 401/403 with the challenge a client's
+   * OAuth flow reads, a session bound to the principal that opened it, and the verified
+   * {@link AuthInfo} on the session's transport (`ctx.auth` in handlers). Not with `bearerToken`.
+   */
+  protectedResource?: ProtectedResourceOptions;
 }
 
 /** Default idle expiry of a session: long enough for a slow agent turn, short enough to free state. */
@@ -96,14 +94,12 @@ export class StreamableHttpServer {
   private readonly path: string;
   private readonly stateless: boolean;
   private readonly guard: HttpGuard;
-  private readonly idleMs: number;
+  private readonly protection: ProtectedResource | undefined;
   private readonly maxSessions: number;
   private readonly versions: ReadonlySet<string>;
   private readonly options: StreamableHttpServerOptions;
   private readonly allow: string;
-  private readonly sessions = new Map<string, SessionEntry>();
-  /** Counts uses of sessions: an order for "idle the longest" that needs no clock. */
-  private activity = 0;
+  private readonly sessions: SessionTable;
   /** Stateless transports still serving their POST. */
   private readonly transient = new Set<StreamableHttpSessionTransport>();
   private server: Server | undefined;
@@ -115,13 +111,18 @@ export class StreamableHttpServer {
     this.path = options.path ?? "/mcp";
     this.stateless = options.stateless === true;
     this.guard = new HttpGuard(options);
-    this.idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+    if (options.protectedResource !== undefined && options.bearerToken !== undefined) {
+      throw new RangeError("StreamableHttpServer: protectedResource and bearerToken exclude each other");
+    }
+    this.protection = options.protectedResource && new ProtectedResource(options.protectedResource);
+    const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+    this.sessions = new SessionTable(idleMs);
     this.maxSessions = options.maxSessions ?? 1000;
     this.versions = new Set(options.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS);
     this.allow = this.stateless ? "POST" : "GET, POST, DELETE";
     if (!this.path.startsWith("/")) throw new RangeError(`StreamableHttpServer: path must start with "/", got ${JSON.stringify(this.path)}`);
     // setTimeout cannot wait longer than 2^31-1 ms (it would fire at once).
-    if (!(this.idleMs > 0 && this.idleMs <= 2_147_483_647)) throw new RangeError("StreamableHttpServer: sessionIdleMs must be in 1..2147483647");
+    if (!(idleMs > 0 && idleMs <= 2_147_483_647)) throw new RangeError("StreamableHttpServer: sessionIdleMs must be in 1..2147483647");
     if (!Number.isInteger(this.maxSessions) || this.maxSessions < 1) throw new RangeError("StreamableHttpServer: maxSessions must be a positive integer");
   }
 
@@ -136,26 +137,30 @@ export class StreamableHttpServer {
    */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      if (targetPath(req.url) !== this.path) {
+      const metadata = this.protection?.isMetadataRequest(req) === true;
+      if (!metadata && targetPath(req.url) !== this.path) {
         sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found");
         return;
       }
       if (!this.guard.admit(req, res)) return;
+      if (metadata) return this.protection!.serveMetadata(req, res);
       if (this.closed) {
         sendRpcError(res, 503, HTTP_REFUSAL_CODE, "Service Unavailable: server is closing");
         return;
       }
+      let auth: AuthInfo | undefined;
+      if (this.protection !== undefined && (auth = await this.protection.authenticate(req, res)) === undefined) return;
       switch (req.method) {
         case "POST":
-          await this.post(req, res);
+          await this.post(req, res, auth);
           return;
         case "GET":
         case "DELETE":
           // The stateless era has no GET stream and no session to delete.
           if (isStatelessVersionHeader(req)) {
             sendRpcError(res, 405, HTTP_REFUSAL_CODE, `Method Not Allowed: protocol ${header(req, "mcp-protocol-version")} is POST only`, { allow: "POST" });
-          } else if (req.method === "GET") this.get(req, res);
-          else await this.delete(req, res);
+          } else if (req.method === "GET") this.get(req, res, auth);
+          else await this.delete(req, res, auth);
           return;
         default:
           sendRpcError(res, 405, HTTP_REFUSAL_CODE, "Method Not Allowed", { allow: this.allow });
@@ -175,12 +180,12 @@ export class StreamableHttpServer {
   /** Terminates every session, closes their streams and the listener (if `listen` was used). */
   async close(): Promise<void> {
     this.closed = true;
-    const all = [...[...this.sessions.values()].map((e) => e.transport), ...this.transient];
+    const all = [...this.sessions.transports(), ...this.transient];
     await Promise.all(all.map((t) => t.close()));
     if (this.server) await closeHttpServer(this.server);
   }
 
-  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async post(req: IncomingMessage, res: ServerResponse, auth: AuthInfo | undefined): Promise<void> {
     if (!isJsonContentType(req.headers["content-type"])) {
       sendRpcError(res, 415, HTTP_REFUSAL_CODE, "Unsupported Media Type: Content-Type must be application/json");
       return;
@@ -197,8 +202,9 @@ export class StreamableHttpServer {
       sendRpcError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${shape.invalid.message}`, undefined, shape.invalid.id);
       return;
     }
-    if (isStatelessPost(req, value)) return this.postEra(req, res, value, shape);
-    if (this.stateless) return this.postStateless(req, res, value, shape);
+    if (auth !== undefined && !this.protection!.authorize(auth, scopedMessages(value), res)) return;
+    if (isStatelessPost(req, value)) return this.postEra(req, res, value, shape, auth);
+    if (this.stateless) return this.postStateless(req, res, value, shape, auth);
     const sid = header(req, "mcp-session-id");
     let transport: StreamableHttpSessionTransport | undefined;
     if (sid === undefined) {
@@ -206,13 +212,13 @@ export class StreamableHttpServer {
         sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Mcp-Session-Id header is required", undefined, onlyId(shape));
         return;
       }
-      const entry = await this.createSession(res);
+      const entry = await this.createSession(res, auth);
       if (!entry) return;
       entry.transport.acceptPost(res, value, shape.ids, { "mcp-session-id": entry.transport.sessionId });
       entry.opening = false;
       return;
     }
-    transport = this.session(sid, res);
+    transport = this.session(sid, res, auth);
     if (!transport) return;
     if (!shape.initialize && !this.versionOk(req, res)) return;
     if (Array.isArray(value) && !allowsBatches(transport.protocolVersion)) {
@@ -222,7 +228,7 @@ export class StreamableHttpServer {
     transport.acceptPost(res, value, shape.ids);
   }
 
-  private async postStateless(req: IncomingMessage, res: ServerResponse, value: unknown, shape: BodyShape): Promise<void> {
+  private async postStateless(req: IncomingMessage, res: ServerResponse, value: unknown, shape: BodyShape, auth: AuthInfo | undefined): Promise<void> {
     let version: string | undefined;
     if (!shape.initialize) {
       if (!this.versionOk(req, res)) return;
@@ -232,7 +238,7 @@ export class StreamableHttpServer {
       sendRpcError(res, 400, ErrorCode.InvalidRequest, "Invalid Request: batches are accepted only at 2025-03-26");
       return;
     }
-    await this.serveAlone(res, value, shape, version);
+    await this.serveAlone(res, value, shape, version, auth);
   }
 
   /**
@@ -240,14 +246,21 @@ export class StreamableHttpServer {
    * by a session of its own, with no session id, whatever mode this server is in. The MCP
    * layer checks `_meta` and answers -32022 for a version it does not speak.
    */
-  private async postEra(req: IncomingMessage, res: ServerResponse, value: unknown, shape: BodyShape): Promise<void> {
+  private async postEra(req: IncomingMessage, res: ServerResponse, value: unknown, shape: BodyShape, auth: AuthInfo | undefined): Promise<void> {
     const refusal = eraRefusal(req, value);
     if (refusal !== undefined) return sendRpcError(res, 400, refusal.code, refusal.message, undefined, onlyId(shape));
-    await this.serveAlone(res, value, shape, MODERN_PROTOCOL_VERSIONS[0], req);
+    await this.serveAlone(res, value, shape, MODERN_PROTOCOL_VERSIONS[0], auth, req);
   }
 
   /** Serves one POST on a transport and session of its own; `era` is the request of a stateless-era POST. */
-  private async serveAlone(res: ServerResponse, value: unknown, shape: BodyShape, version: string | undefined, era?: IncomingMessage): Promise<void> {
+  private async serveAlone(
+    res: ServerResponse,
+    value: unknown,
+    shape: BodyShape,
+    version: string | undefined,
+    authInfo: AuthInfo | undefined,
+    era?: IncomingMessage,
+  ): Promise<void> {
     const transport: StreamableHttpSessionTransport = new StreamableHttpSessionTransport({
       sessionId: undefined,
       stateless: true,
@@ -255,6 +268,7 @@ export class StreamableHttpServer {
       keepAliveMs: this.options.keepAliveMs,
       statusOf: era ? statelessStatus : undefined,
       requestHeaders: era?.headers,
+      authInfo,
       onEnd: () => this.transient.delete(transport),
     });
     this.transient.add(transport);
@@ -262,7 +276,7 @@ export class StreamableHttpServer {
     transport.acceptPost(res, value, shape.ids);
   }
 
-  private get(req: IncomingMessage, res: ServerResponse): void {
+  private get(req: IncomingMessage, res: ServerResponse, auth: AuthInfo | undefined): void {
     if (this.stateless) {
       sendRpcError(res, 405, HTTP_REFUSAL_CODE, "Method Not Allowed: this server is stateless (no GET stream)", { allow: this.allow });
       return;
@@ -271,39 +285,48 @@ export class StreamableHttpServer {
       sendRpcError(res, 406, HTTP_REFUSAL_CODE, "Not Acceptable: Accept must list text/event-stream");
       return;
     }
-    const transport = this.sessionOf(req, res);
+    const transport = this.sessionOf(req, res, auth);
     if (!transport || !this.versionOk(req, res)) return;
     transport.openGet(res, header(req, "last-event-id"));
   }
 
-  private async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async delete(req: IncomingMessage, res: ServerResponse, auth: AuthInfo | undefined): Promise<void> {
     if (this.stateless) {
       sendRpcError(res, 405, HTTP_REFUSAL_CODE, "Method Not Allowed: this server is stateless (no sessions)", { allow: this.allow });
       return;
     }
-    const transport = this.sessionOf(req, res);
+    const transport = this.sessionOf(req, res, auth);
     if (!transport || !this.versionOk(req, res)) return;
     await transport.close();
     res.writeHead(204).end();
   }
 
   /** The session named by the request's `Mcp-Session-Id`, or undefined after writing 400/404. */
-  private sessionOf(req: IncomingMessage, res: ServerResponse): StreamableHttpSessionTransport | undefined {
+  private sessionOf(req: IncomingMessage, res: ServerResponse, auth: AuthInfo | undefined): StreamableHttpSessionTransport | undefined {
     const sid = header(req, "mcp-session-id");
     if (sid === undefined) {
       sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Mcp-Session-Id header is required");
       return undefined;
     }
-    return this.session(sid, res);
+    return this.session(sid, res, auth);
   }
 
-  private session(sid: string, res: ServerResponse): StreamableHttpSessionTransport | undefined {
+  /** The session `sid`, or undefined after 404 (unknown) or 403 (opened by another principal). */
+  private session(sid: string, res: ServerResponse, auth: AuthInfo | undefined): StreamableHttpSessionTransport | undefined {
     const entry = this.sessions.get(sid);
     if (!entry) {
       sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found: unknown or terminated session");
       return undefined;
     }
-    this.touch(entry);
+    if (auth !== undefined) {
+      // A session id is no credential: only the principal that opened the session may use it.
+      if (!samePrincipal(entry.transport.authInfo, auth)) {
+        sendRpcError(res, 403, HTTP_REFUSAL_CODE, "Forbidden: this session belongs to another principal");
+        return undefined;
+      }
+      entry.transport.authInfo = auth; // the newest token's scopes (a step-up adds some)
+    }
+    this.sessions.touch(entry);
     return entry.transport;
   }
 
@@ -314,41 +337,8 @@ export class StreamableHttpServer {
     return false;
   }
 
-  /** The session was used now: it moves to the back of the eviction order and its idle clock restarts. */
-  private touch(entry: SessionEntry): void {
-    entry.lastUsed = ++this.activity;
-    this.armIdle(entry);
-  }
-
-  /**
-   * (Re)starts a session's idle clock. A new timer rather than `refresh()`: the cost is alike,
-   * and `mock.timers`, the clock the tests drive, does not implement `refresh()`
-   * (docs/decisions.md 104).
-   */
-  private armIdle(entry: SessionEntry): void {
-    clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => this.expire(entry.id), this.idleMs);
-    entry.timer.unref();
-  }
-
-  /**
-   * Closes the session idle the longest, so that a full server still admits a new client
-   * (idle clients cannot lock it out). Sessions with a request in flight, or still opening,
-   * are spared; false when that is all of them.
-   */
-  private evictIdlest(): boolean {
-    let idlest: SessionEntry | undefined;
-    for (const entry of this.sessions.values()) {
-      if (entry.opening || entry.transport.answering) continue;
-      if (idlest === undefined || entry.lastUsed < idlest.lastUsed) idlest = entry;
-    }
-    // close() ends its responses (a GET stream included) and removes it from the map at once.
-    if (idlest !== undefined) void idlest.transport.close();
-    return idlest !== undefined;
-  }
-
-  private async createSession(res: ServerResponse): Promise<SessionEntry | undefined> {
-    if (this.sessions.size >= this.maxSessions && !this.evictIdlest()) {
+  private async createSession(res: ServerResponse, authInfo: AuthInfo | undefined): Promise<SessionEntry | undefined> {
+    if (this.sessions.size >= this.maxSessions && !this.sessions.evictIdlest()) {
       sendRpcError(res, 503, HTTP_REFUSAL_CODE, `Service Unavailable: ${this.maxSessions} sessions already open, each with a request in flight`, { "retry-after": "5" });
       return undefined;
     }
@@ -358,21 +348,15 @@ export class StreamableHttpServer {
       eventStore: this.options.eventStore,
       retryMs: this.options.retryMs,
       keepAliveMs: this.options.keepAliveMs,
-      onEnd: () => {
-        const entry = this.sessions.get(id);
-        if (entry?.transport !== transport) return;
-        clearTimeout(entry.timer);
-        this.sessions.delete(id);
-      },
+      authInfo,
+      onEnd: () => this.sessions.remove(id, transport),
       onResponseClosed: () => {
         const entry = this.sessions.get(id);
-        if (entry?.transport === transport) this.touch(entry);
+        if (entry?.transport === transport) this.sessions.touch(entry);
       },
     });
     // Registered before onSession runs, so concurrent initializes cannot overshoot maxSessions.
-    const entry: SessionEntry = { id, transport, timer: undefined, lastUsed: ++this.activity, opening: true };
-    this.armIdle(entry);
-    this.sessions.set(id, entry);
+    const entry = this.sessions.add(id, transport);
     return (await this.connect(transport, res)) ? entry : undefined;
   }
 
@@ -385,13 +369,6 @@ export class StreamableHttpServer {
     return false;
   }
 
-  private expire(id: string): void {
-    const entry = this.sessions.get(id);
-    if (!entry) return;
-    // An open response (a GET stream, a POST still answering) keeps the session alive.
-    if (entry.transport.busy) this.armIdle(entry);
-    else void entry.transport.close();
-  }
 }
 
 /** A request header as one string (Node joins repeated custom headers with ", "). */

@@ -24,6 +24,7 @@ import { versionAtLeast } from "../mcp/versions.ts";
 import { EventStore, formatEventId, parseEventId, type EventStoreOptions, type StoredEvent } from "./event-store.ts";
 import { Channel, STANDALONE } from "./http-channel.ts";
 import { HTTP_REFUSAL_CODE, isWritable as writable, sendJson, sendRpcError, startEventStream, writeBounded } from "./http-guard.ts";
+import type { AuthInfo } from "./http-protected.ts";
 import type { Transport, TransportSendOptions } from "./transport.ts";
 import { TransportLifecycle } from "./lifecycle.ts";
 
@@ -46,6 +47,8 @@ export interface StreamableHttpSessionTransportOptions {
   requestHeaders?: Readonly<Record<string, string | string[] | undefined>>;
   /** HTTP status of a response sent as plain JSON (the stateless era's errors). Default 200. */
   statusOf?: (message: JsonRpcMessage | JsonRpcMessage[]) => number;
+  /** The verified principal of the request that opened it (a protected server only). */
+  authInfo?: AuthInfo;
   /** Called once when the transport closes (the server forgets the session). */
   onEnd?: () => void;
   /** Called whenever one of its HTTP responses closes (the server restarts its idle clock). */
@@ -78,6 +81,11 @@ export class StreamableHttpSessionTransport implements Transport {
   readonly initializedProtocolVersion: string | undefined;
   /** See {@link StreamableHttpSessionTransportOptions.requestHeaders}. */
   readonly requestHeaders: StreamableHttpSessionTransportOptions["requestHeaders"];
+  /**
+   * On a protected server (`protectedResource`), the verified principal of the session's
+   * latest request; handlers read it as `ctx.auth`. Undefined otherwise.
+   */
+  authInfo: AuthInfo | undefined;
 
   private version: string | undefined;
   private readonly stateless: boolean;
@@ -102,6 +110,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.stateless = options.stateless === true;
     this.initializedProtocolVersion = options.initializedProtocolVersion;
     this.requestHeaders = options.requestHeaders;
+    this.authInfo = options.authInfo;
     this.version = options.initializedProtocolVersion;
     this.retryMs = options.retryMs ?? 1000;
     this.keepAliveMs = options.keepAliveMs ?? 15_000;

@@ -4,4 +4,5 @@ export { SseClientTransport, type SseClientTransportOptions, type SseClientOptio
 export { AutoHttpClientTransport } from "./http-auto.ts";
 export { AuthError, parseWwwAuthenticate, type AuthChallenge, type WwwAuthenticateChallenge } from "./auth-error.ts";
 export { StreamableHttpServer, StreamableHttpSessionTransport, type StreamableHttpServerOptions } from "./http-server.ts";
+export type { AccessTokenVerifier, AuthInfo, ProtectedResourceOptions, ScopedMessage } from "./http-protected.ts";
 export { SseServer, SseSessionTransport, type SseServerOptions } from "./sse-server.ts";

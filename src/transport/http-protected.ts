@@ -40,9 +40,11 @@ export interface ProtectedResourceOptions {
   verifier: AccessTokenVerifier;
   /**
    * This server's canonical URI, the `resource` of its metadata and the audience tokens must be
-   * issued for, e.g. `"https://mcp.example.com/mcp"` (absolute http(s), no fragment).
+   * issued for, e.g. `"https://mcp.example.com/mcp"` (absolute http(s), no fragment). Default:
+   * `http://<Host><path>` of each request, with the `Host` the server admitted (its allow-list
+   * decides which); set it behind a proxy or a TLS terminator.
    */
-  resource: string;
+  resource?: string;
   /** Issuer URLs of the authorization servers that issue tokens for it (at least one). */
   authorizationServers: readonly string[];
   /** Scopes a client may ask for (`scopes_supported`). */
@@ -65,39 +67,41 @@ const METADATA_PREFIX = "/.well-known/oauth-protected-resource";
  */
 export class ProtectedResource {
   private readonly options: ProtectedResourceOptions;
-  private readonly metadataUrl: string;
+  /** The endpoint's path on this server (`/mcp`). */
+  private readonly endpointPath: string;
   private readonly metadataPaths: ReadonlySet<string>;
-  private readonly document: string;
   private readonly timeoutMs: number;
 
-  constructor(options: ProtectedResourceOptions) {
-    let resource: URL;
-    try {
-      resource = new URL(options.resource);
-    } catch {
-      throw new RangeError(`protectedResource.resource must be an absolute URL, got ${JSON.stringify(options.resource)}`);
-    }
-    if ((resource.protocol !== "https:" && resource.protocol !== "http:") || resource.hash !== "") {
-      throw new RangeError(`protectedResource.resource must be an http(s) URL without a fragment, got ${options.resource}`);
+  /** `endpointPath` is the MCP endpoint's path on this server, where requests arrive. */
+  constructor(options: ProtectedResourceOptions, endpointPath: string) {
+    let resourcePath = endpointPath;
+    if (options.resource !== undefined) {
+      let resource: URL;
+      try {
+        resource = new URL(options.resource);
+      } catch {
+        throw new RangeError(`protectedResource.resource must be an absolute URL, got ${JSON.stringify(options.resource)}`);
+      }
+      if ((resource.protocol !== "https:" && resource.protocol !== "http:") || resource.hash !== "") {
+        throw new RangeError(`protectedResource.resource must be an http(s) URL without a fragment, got ${options.resource}`);
+      }
+      resourcePath = resource.pathname;
     }
     if (options.authorizationServers.length === 0) throw new RangeError("protectedResource.authorizationServers must name at least one issuer");
     for (const scope of [...(options.requiredScopes ?? []), ...(options.scopesSupported ?? [])]) assertScopeToken(scope);
     this.options = options;
+    this.endpointPath = endpointPath;
     this.timeoutMs = options.verifyTimeoutMs ?? 10_000;
     if (!(this.timeoutMs > 0 && this.timeoutMs <= 2_147_483_647)) throw new RangeError("protectedResource.verifyTimeoutMs must be in 1..2147483647");
-    // RFC 9728 3.1: the well-known segment goes between the host and the resource's path.
-    const path = resource.pathname === "/" ? "" : resource.pathname.replace(/\/$/, "");
-    this.metadataUrl = `${resource.origin}${METADATA_PREFIX}${path}`;
-    // The root document too, for clients that only try it (2025-03-26 era), when it is unambiguous.
-    this.metadataPaths = new Set([`${METADATA_PREFIX}${path}`, METADATA_PREFIX]);
-    const doc: Record<string, unknown> = {
-      resource: options.resource,
-      authorization_servers: [...options.authorizationServers],
-      bearer_methods_supported: ["header"],
-    };
-    if (options.scopesSupported !== undefined) doc.scopes_supported = [...options.scopesSupported];
-    if (options.resourceName !== undefined) doc.resource_name = options.resourceName;
-    this.document = JSON.stringify(doc);
+    // RFC 9728 3.1: the well-known segment goes between the host and the resource's path; a
+    // proxy may have stripped a prefix, so the endpoint's own path is served too, and the root
+    // for clients that only try it (the 2025-03-26 era).
+    this.metadataPaths = new Set([wellKnown(resourcePath), wellKnown(endpointPath), METADATA_PREFIX]);
+  }
+
+  /** The resource identifier for a request to this server (see {@link ProtectedResourceOptions.resource}). */
+  resourceOf(req: IncomingMessage): string {
+    return this.options.resource ?? `http://${req.headers.host ?? "localhost"}${this.endpointPath}`;
   }
 
   /** Whether `req` asks for the metadata document (then {@link serveMetadata} answers it). */
@@ -111,8 +115,15 @@ export class ProtectedResource {
       sendRpcError(res, 405, HTTP_REFUSAL_CODE, "Method Not Allowed", { allow: "GET, HEAD" });
       return;
     }
+    const doc: Record<string, unknown> = {
+      resource: this.resourceOf(req),
+      authorization_servers: [...this.options.authorizationServers],
+      bearer_methods_supported: ["header"],
+    };
+    if (this.options.scopesSupported !== undefined) doc.scopes_supported = [...this.options.scopesSupported];
+    if (this.options.resourceName !== undefined) doc.resource_name = this.options.resourceName;
     res.writeHead(200, { "content-type": "application/json", "access-control-allow-origin": "*", "cache-control": "max-age=300" });
-    res.end(req.method === "HEAD" ? undefined : this.document);
+    res.end(req.method === "HEAD" ? undefined : JSON.stringify(doc));
   }
 
   /**
@@ -123,7 +134,7 @@ export class ProtectedResource {
     const header = req.headers.authorization;
     const m = header === undefined ? null : /^bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(header);
     if (m === null) {
-      this.challenge(res, 401, header === undefined ? undefined : "invalid_request", "Unauthorized: bearer token required");
+      this.challenge(req, res, 401, header === undefined ? undefined : "invalid_request", "Unauthorized: bearer token required");
       return undefined;
     }
     let info: AuthInfo | undefined;
@@ -133,9 +144,9 @@ export class ProtectedResource {
       sendRpcError(res, 503, HTTP_REFUSAL_CODE, `Service Unavailable: the access token could not be checked (${err instanceof Error ? err.message : String(err)})`);
       return undefined;
     }
-    const problem = info === undefined ? "the token is not valid" : this.invalidBecause(info);
+    const problem = info === undefined ? "the token is not valid" : this.invalidBecause(info, this.resourceOf(req));
     if (problem !== undefined) {
-      this.challenge(res, 401, "invalid_token", `Unauthorized: ${problem}`);
+      this.challenge(req, res, 401, "invalid_token", `Unauthorized: ${problem}`);
       return undefined;
     }
     return info;
@@ -145,7 +156,7 @@ export class ProtectedResource {
    * Whether `info` holds every scope the messages of a POST need; false after writing 403
    * `insufficient_scope` naming all of them (what it holds and what it lacks).
    */
-  authorize(info: AuthInfo, messages: readonly ScopedMessage[], res: ServerResponse): boolean {
+  authorize(info: AuthInfo, messages: readonly ScopedMessage[], req: IncomingMessage, res: ServerResponse): boolean {
     const needed = new Set(this.options.requiredScopes ?? []);
     const per = this.options.scopesFor;
     if (per !== undefined) for (const m of messages) for (const s of per(m) ?? []) needed.add(assertScopeToken(s));
@@ -154,7 +165,7 @@ export class ProtectedResource {
     if (missing.length === 0) return true;
     // The scopes to ask for next: what it has plus what it lacks, so a step-up loses nothing.
     const wanted = [...new Set([...info.scopes, ...needed])];
-    this.challenge(res, 403, "insufficient_scope", `Forbidden: the token lacks scope ${missing.join(" ")}`, wanted);
+    this.challenge(req, res, 403, "insufficient_scope", `Forbidden: the token lacks scope ${missing.join(" ")}`, wanted);
     return false;
   }
 
@@ -174,19 +185,20 @@ export class ProtectedResource {
     });
   }
 
-  private invalidBecause(info: AuthInfo): string | undefined {
+  private invalidBecause(info: AuthInfo, resource: string): string | undefined {
     if (!Array.isArray(info.scopes)) return "the verifier returned no scopes";
     if (info.expiresAt !== undefined && info.expiresAt * 1000 <= Date.now()) return "the token has expired";
     if (info.audience !== undefined) {
       const aud = typeof info.audience === "string" ? [info.audience] : info.audience;
-      if (!aud.includes(this.options.resource)) return "the token was issued for another resource";
+      if (!aud.includes(resource)) return "the token was issued for another resource";
     }
     return undefined;
   }
 
-  private challenge(res: ServerResponse, status: 401 | 403, error: string | undefined, message: string, scopes?: readonly string[]): void {
+  private challenge(req: IncomingMessage, res: ServerResponse, status: 401 | 403, error: string | undefined, message: string, scopes?: readonly string[]): void {
     const scope = scopes ?? this.options.requiredScopes ?? [];
-    const params = [`resource_metadata="${this.metadataUrl}"`];
+    const resource = new URL(this.resourceOf(req));
+    const params = [`resource_metadata="${resource.origin}${wellKnown(resource.pathname)}"`];
     if (error !== undefined) params.unshift(`error="${error}"`);
     if (scope.length > 0) params.push(`scope="${scope.join(" ")}"`);
     sendRpcError(res, status, HTTP_REFUSAL_CODE, message, { "www-authenticate": `Bearer ${params.join(", ")}` });
@@ -210,6 +222,11 @@ export function scopedMessages(body: unknown): ScopedMessage[] {
  */
 export function samePrincipal(a: AuthInfo | undefined, b: AuthInfo): boolean {
   return a !== undefined && a.clientId === b.clientId && a.subject === b.subject;
+}
+
+/** The metadata path for a resource path (`/mcp` -> `/.well-known/oauth-protected-resource/mcp`). */
+function wellKnown(resourcePath: string): string {
+  return resourcePath === "/" || resourcePath === "" ? METADATA_PREFIX : `${METADATA_PREFIX}${resourcePath.replace(/\/$/, "")}`;
 }
 
 /** A scope must be a scope-token (RFC 6749 3.3): it goes into a quoted header value as is. */

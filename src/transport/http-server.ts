@@ -114,7 +114,7 @@ export class StreamableHttpServer {
     if (options.protectedResource !== undefined && options.bearerToken !== undefined) {
       throw new RangeError("StreamableHttpServer: protectedResource and bearerToken exclude each other");
     }
-    this.protection = options.protectedResource && new ProtectedResource(options.protectedResource);
+    this.protection = options.protectedResource && new ProtectedResource(options.protectedResource, this.path);
     const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
     this.sessions = new SessionTable(idleMs);
     this.maxSessions = options.maxSessions ?? 1000;
@@ -202,7 +202,7 @@ export class StreamableHttpServer {
       sendRpcError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${shape.invalid.message}`, undefined, shape.invalid.id);
       return;
     }
-    if (auth !== undefined && !this.protection!.authorize(auth, scopedMessages(value), res)) return;
+    if (auth !== undefined && !this.protection!.authorize(auth, scopedMessages(value), req, res)) return;
     if (isStatelessPost(req, value)) return this.postEra(req, res, value, shape, auth);
     if (this.stateless) return this.postStateless(req, res, value, shape, auth);
     const sid = header(req, "mcp-session-id");

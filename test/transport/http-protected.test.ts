@@ -208,6 +208,29 @@ describe("StreamableHttpServer with protectedResource", () => {
     }
   });
 
+  test("without a resource option the resource is http://<Host><path>, in the metadata, the challenge and the audience check", async () => {
+    const mcp = new McpServer({ name: "protected", version: "1.0.0" });
+    let audience = "";
+    const http = new StreamableHttpServer({
+      onSession: (t) => mcp.connect(t),
+      protectedResource: { authorizationServers: [ISSUER], verifier: async () => ({ subject: "alice", scopes: [], audience }) },
+    });
+    const { url } = await http.listen(0);
+    try {
+      const meta = await send(new URL("/.well-known/oauth-protected-resource/mcp", url), { method: "GET" });
+      assert.equal((JSON.parse(meta.body) as { resource: string }).resource, url.href);
+      const anon = await send(url, { headers: JSON_POST, body: INIT });
+      assert.equal(anon.headers["www-authenticate"], `Bearer resource_metadata="${url.origin}/.well-known/oauth-protected-resource/mcp"`);
+      audience = "http://localhost:1/mcp";
+      assert.equal((await send(url, { headers: bearer("x"), body: INIT })).status, 401, "an audience for another host");
+      audience = url.href;
+      assert.equal((await send(url, { headers: bearer("x"), body: INIT })).status, 200);
+    } finally {
+      await http.close();
+      await mcp.close();
+    }
+  });
+
   test("bad options are refused when the server is built", () => {
     const base = { resource: "http://127.0.0.1:1/mcp", authorizationServers: [ISSUER], verifier: async () => undefined };
     const build = (p: Partial<ProtectedResourceOptions>, bearerToken?: string) =>

@@ -1,0 +1,105 @@
+/**
+ * Bearer tokens for the HTTP client transports, from the {@link HttpAuthProvider} given as
+ * their `auth` option (docs/decisions.md 1-auth):
+ *
+ * - every request (POST, GET stream, resumption GET, DELETE, the legacy SSE GET and POSTs)
+ *   carries `Authorization: Bearer <token>` when the provider has one;
+ * - a request answered 401 or 403 is sent once more after the provider handled the challenge
+ *   (`handleUnauthorized`), never twice: a second 401/403 fails it with its `AuthError`, and a
+ *   provider that cannot help rejects with its own error, which the request fails with;
+ * - one challenge is handled at a time per provider, whichever transports share it: requests
+ *   refused together wait for that one refresh or authorization (a refresh race revokes the
+ *   whole token family at some authorization servers), and a request refused with a token
+ *   already replaced is only sent again with the new one.
+ *
+ * Tokens live here and in the provider, never in a message: `AuthError` and the provider's
+ * errors name the endpoint and the challenge, not the token.
+ */
+import type * as http from "node:http";
+import { AuthError } from "./auth-error.ts";
+import type { HttpAuthProvider } from "./auth-provider.ts";
+
+/** What the transports sharing one provider know together. */
+interface ProviderState {
+  /** The token requests go out with now (the last one the provider handed out). */
+  current: string | undefined;
+  /** The challenge being handled, with the token it replaces; shared by every request it refused. */
+  recovering: { promise: Promise<void>; replaces: string | undefined } | undefined;
+}
+
+const states = new WeakMap<HttpAuthProvider, ProviderState>();
+
+/** One transport's view of its provider: headers to send and the retry after a 401/403. */
+export class BearerAuth {
+  private readonly provider: HttpAuthProvider;
+  private readonly state: ProviderState;
+
+  constructor(provider: HttpAuthProvider) {
+    this.provider = provider;
+    let state = states.get(provider);
+    if (state === undefined) {
+      state = { current: undefined, recovering: undefined };
+      states.set(provider, state);
+    }
+    this.state = state;
+  }
+
+  /** The token the next request carries (compare it after a 401 with {@link recover}). */
+  get current(): string | undefined {
+    return this.state.current;
+  }
+
+  /** Asks the provider for the token to send now (it may refresh one near its expiry first). */
+  async prepare(): Promise<void> {
+    if (this.state.recovering) await this.state.recovering.promise;
+    this.state.current = await this.provider.accessToken();
+  }
+
+  /** `headers` with the bearer token added, when there is one (a new object; `headers` is kept). */
+  apply(headers: http.OutgoingHttpHeaders): http.OutgoingHttpHeaders {
+    const token = this.state.current;
+    return token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` };
+  }
+
+  /**
+   * After `refused` (a 401/403 to a request sent with `sentWith`): resolves once a request may
+   * be sent again with {@link current}, or rejects with the provider's error.
+   */
+  async recover(refused: AuthError, sentWith: string | undefined): Promise<void> {
+    const s = this.state;
+    if (s.recovering === undefined && s.current !== sentWith) return; // already replaced
+    if (s.recovering === undefined) {
+      const promise = this.provider.handleUnauthorized(refused.status, refused.wwwAuthenticate).then((token) => {
+        s.current = token;
+      });
+      const entry = { promise, replaces: sentWith };
+      s.recovering = entry;
+      void promise.then(
+        () => (s.recovering === entry ? (s.recovering = undefined) : undefined),
+        () => (s.recovering === entry ? (s.recovering = undefined) : undefined),
+      );
+    }
+    await s.recovering.promise;
+  }
+
+  /**
+   * Runs `attempt` (which must build its request synchronously, before its first `await`),
+   * and once more after a 401/403 the provider could handle.
+   */
+  async run<T>(attempt: () => Promise<T>): Promise<T> {
+    await this.prepare();
+    const sentWith = this.state.current;
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!(e instanceof AuthError)) throw e;
+      await this.recover(e, sentWith);
+      return attempt();
+    }
+  }
+}
+
+/** The transport's {@link BearerAuth}, or undefined without an `auth` option. */
+export function bearerAuth(provider: HttpAuthProvider | undefined): BearerAuth | undefined {
+  return provider === undefined ? undefined : new BearerAuth(provider);
+}

@@ -5,8 +5,10 @@
  * - every request (POST, GET stream, resumption GET, DELETE, the legacy SSE GET and POSTs)
  *   carries `Authorization: Bearer <token>` when the provider has one;
  * - a request answered 401 or 403 is sent once more after the provider handled the challenge
- *   (`handleUnauthorized`), never twice: a second 401/403 fails it with its `AuthError`, and a
- *   provider that cannot help rejects with its own error, which the request fails with;
+ *   (`handleUnauthorized`); only a 403 `insufficient_scope` (a step-up to more scopes) may
+ *   follow, within 3 challenges per request in all. Any other refusal fails the request with
+ *   its `AuthError`, and a provider that cannot help rejects with its own error, which the
+ *   request fails with;
  * - one challenge is handled at a time per provider, whichever transports share it: requests
  *   refused together wait for that one refresh or authorization (a refresh race revokes the
  *   whole token family at some authorization servers), and a request refused with a token
@@ -28,6 +30,13 @@ interface ProviderState {
 }
 
 const states = new WeakMap<HttpAuthProvider, ProviderState>();
+
+/**
+ * Challenges one request may have handled, the first authorization included: a server that
+ * answers `insufficient_scope` to every new token stops costing the user a consent after the
+ * third (the specification asks for a bound; its conformance suite allows 3).
+ */
+const MAX_AUTHORIZATIONS = 3;
 
 /** One transport's view of its provider: headers to send and the retry after a 401/403. */
 export class BearerAuth {
@@ -84,17 +93,23 @@ export class BearerAuth {
 
   /**
    * Runs `attempt` (which must build its request synchronously, before its first `await`),
-   * and once more after a 401/403 the provider could handle.
+   * again after each 401/403 the provider could handle, within {@link MAX_AUTHORIZATIONS}:
+   * a 401 or a plain 403 is retried only as the request's first refusal, a 403
+   * `insufficient_scope` (a step-up) while the budget lasts. Past that the refusal's
+   * `AuthError` is the request's error.
    */
   async run<T>(attempt: () => Promise<T>): Promise<T> {
     await this.prepare();
-    const sentWith = this.state.current;
-    try {
-      return await attempt();
-    } catch (e) {
-      if (!(e instanceof AuthError)) throw e;
-      await this.recover(e, sentWith);
-      return attempt();
+    for (let handled = 0; ; handled++) {
+      const sentWith = this.state.current;
+      try {
+        return await attempt();
+      } catch (e) {
+        if (!(e instanceof AuthError)) throw e;
+        const stepUp = e.status === 403 && e.challenge.error === "insufficient_scope";
+        if (handled >= (stepUp ? MAX_AUTHORIZATIONS : 1)) throw e;
+        await this.recover(e, sentWith);
+      }
     }
   }
 }

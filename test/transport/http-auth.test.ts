@@ -157,6 +157,32 @@ describe("Streamable HTTP client with an auth provider", () => {
     assert.equal(bearer(s.requests.at(-1)!), "Bearer t2");
   });
 
+  it("a step-up may follow the first authorization, within 3 challenges per request: never a loop", async () => {
+    const scopeChallenge = 'Bearer error="insufficient_scope", scope="more"';
+    const s = await serve((req, res) => {
+      if (bearer(req) === undefined) return void res.writeHead(401, { "www-authenticate": "Bearer" }).end();
+      res.writeHead(403, { "www-authenticate": scopeChallenge }).end();
+    });
+    const auth = new CountingProvider(null);
+    const t = keep(new StreamableHttpClientTransport({ url: `${s.origin}/mcp`, openGetStream: false, auth }));
+    const err = await t.send(request(1, "initialize", INIT_PARAMS)).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof AuthError);
+    assert.equal(err.status, 403);
+    assert.deepEqual(auth.challenges.map((c) => c.status), [401, 403, 403]);
+    assert.deepEqual(s.requests.map(bearer), [undefined, "Bearer t1", "Bearer t2", "Bearer t3"]);
+  });
+
+  it("a 401 after a step-up is not retried", async () => {
+    const s = await serve((req, res) => {
+      if (bearer(req) === "Bearer t1") return void res.writeHead(403, { "www-authenticate": 'Bearer error="insufficient_scope", scope="x"' }).end();
+      res.writeHead(401, { "www-authenticate": "Bearer" }).end();
+    });
+    const auth = new CountingProvider();
+    const t = keep(new StreamableHttpClientTransport({ url: `${s.origin}/mcp`, openGetStream: false, auth }));
+    await assert.rejects(t.send(request(1, "initialize", INIT_PARAMS)), { name: "AuthError", status: 401 });
+    assert.deepEqual(auth.challenges.map((c) => c.status), [403]);
+  });
+
   it("a 401 on the GET stream gets a new token and the stream opens again with it", async () => {
     const s = await serve((req, res) => {
       if (req.method === "GET" && bearer(req) === "Bearer t1") return void res.writeHead(401, { "www-authenticate": "Bearer" }).end();

@@ -14,7 +14,14 @@ import { registerClient, type ClientRegistrationOptions } from "./registration.t
 import { discoverResourceMetadata, type ProtectedResourceMetadata } from "./resource-metadata.ts";
 import { chooseScope, splitScope } from "./scopes.ts";
 import { discoverServerMetadata, legacyServerMetadata, requirePkceS256, type AuthorizationServerMetadata } from "./server-metadata.ts";
-import { exchangeCode, refreshAccessToken, requestClientCredentialsToken, type ClientCredentials, type TokenSet } from "./token-request.ts";
+import {
+  exchangeCode,
+  refreshAccessToken,
+  requestClientCredentialsToken,
+  requestJwtBearerToken,
+  type ClientCredentials,
+  type TokenSet,
+} from "./token-request.ts";
 import { MemoryTokenStore, type StoredTokens, type TokenStore } from "./token-store.ts";
 
 /** Shows the user `url` and resolves with the redirect that came back (the URL or its query). */
@@ -28,8 +35,14 @@ export interface OAuthProviderOptions {
   /**
    * `authorization_code` (default): a user authorizes through `authorize`.
    * `client_credentials`: the client acts for itself with its configured secret or key.
+   * `jwt_bearer`: a workload presents the JWT `assertion` gives (RFC 7523, workload identity).
    */
-  grant?: "authorization_code" | "client_credentials";
+  grant?: "authorization_code" | "client_credentials" | "jwt_bearer";
+  /**
+   * `jwt_bearer`: the JWT to present, asked for each token request (such JWTs are short-lived):
+   * a workload identity token, or an ID-JAG for this `issuer` and `resource` (token-exchange.ts).
+   */
+  assertion?: (target: { issuer: string; resource: string }) => string | Promise<string>;
   /** Runs the user's part; without it a flow that needs the user fails with `INTERACTION_REQUIRED`. */
   authorize?: AuthorizeCallback;
   /** Default: a new {@link MemoryTokenStore}. */
@@ -191,9 +204,13 @@ export class OAuthProvider implements HttpAuthProvider {
     // RFC 8707 `resource` always goes, even to a 2025-03-26 server that has no metadata to
     // publish one: the specification says to send it whether or not the server supports it.
     const resourceUri = resource?.resource ?? canonicalServerUri(this.options.serverUrl);
-    const tokens = this.options.grant === "client_credentials"
-      ? await requestClientCredentialsToken(metadata, client, scope === undefined ? { resource: resourceUri } : { resource: resourceUri, scope }, this.tokenOptions())
-      : await this.authorizationCode(metadata, client, resourceUri, scope);
+    const extra = scope === undefined ? { resource: resourceUri } : { resource: resourceUri, scope };
+    const grant = this.options.grant;
+    const tokens = grant === "client_credentials"
+      ? await requestClientCredentialsToken(metadata, client, extra, this.tokenOptions())
+      : grant === "jwt_bearer"
+        ? await requestJwtBearerToken(metadata, client, await this.assertion(metadata.issuer, resourceUri), extra, this.tokenOptions())
+        : await this.authorizationCode(metadata, client, resourceUri, scope);
     const stored: StoredTokens = { ...tokens, issuer: metadata.issuer, resource: resourceUri };
     if (scope !== undefined) stored.requestedScope = scope;
     return this.keep(stored);
@@ -210,6 +227,12 @@ export class OAuthProvider implements HttpAuthProvider {
     const request = new AuthorizationRequest({ metadata, clientId: client.clientId, redirectUri: this.options.redirectUri, resource: resourceUri, scope });
     const grant = request.acceptRedirect(await authorize(request.url, { issuer: metadata.issuer, server: this.server }));
     return exchangeCode(metadata, client, grant, this.tokenOptions());
+  }
+
+  private async assertion(issuer: string, resource: string): Promise<string> {
+    const source = this.options.assertion;
+    if (source === undefined) throw oauthError("INTERACTION_REQUIRED", `${this.server}: the jwt_bearer grant needs an assertion, and none was configured`);
+    return source({ issuer, resource });
   }
 
   private tokenOptions() {

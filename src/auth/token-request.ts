@@ -61,6 +61,27 @@ export function requestClientCredentialsToken(
   return tokenRequest(metadata, client, form, options);
 }
 
+/** RFC 7523 §2.1: a JWT as an authorization grant. */
+export const JWT_BEARER_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/**
+ * The JWT-bearer grant (RFC 7523 §2.1): a token for a workload that proves who it is with a JWT
+ * its platform issued (workload identity federation), no user and no stored secret involved.
+ * The assertion is sent as given; the client authenticates as registered (often `none`).
+ */
+export function requestJwtBearerToken(
+  metadata: AuthorizationServerMetadata,
+  client: ClientCredentials,
+  assertion: string,
+  extra: { resource?: string; scope?: string } = {},
+  options: TokenRequestOptions = {},
+): Promise<TokenSet> {
+  const form = new URLSearchParams({ grant_type: JWT_BEARER_GRANT_TYPE, assertion });
+  if (extra.resource !== undefined) form.set("resource", extra.resource);
+  if (extra.scope !== undefined) form.set("scope", extra.scope);
+  return tokenRequest(metadata, client, form, options);
+}
+
 /**
  * Trades a refresh token for new tokens. When the answer has no refresh token, the one sent
  * stays valid (RFC 6749 §6) and is returned in the set.

@@ -61,8 +61,9 @@ export async function discoverServerMetadata(issuer: string, options: OAuthHttpO
 /**
  * The 2025-03-26 way, for a server with no protected resource metadata: the authorization
  * server is the MCP server's origin; its RFC 8414 metadata at the root, else the default
- * endpoints `/authorize`, `/token` and `/register` there. The metadata's `issuer` must be that
- * origin (with or without a final `/`, which the URL form of an origin cannot tell apart).
+ * endpoints `/authorize`, `/token` and `/register` there. The metadata's `issuer` must be on
+ * that origin, at any path (docs/decisions.md 4-auth): the document came from the MCP server's
+ * own origin, and 2025-03-26 servers name their issuer `/oauth` and the like.
  */
 export async function legacyServerMetadata(serverUrl: string | URL, options: OAuthHttpOptions = {}): Promise<AuthorizationServerMetadata> {
   const server = requireSafeUrl(String(serverUrl), "MCP server URL");
@@ -70,7 +71,7 @@ export async function legacyServerMetadata(serverUrl: string | URL, options: OAu
   const found = await firstAnswer([new URL("/.well-known/oauth-authorization-server", origin)], options);
   if (found !== undefined) {
     const metadata = readServerMetadata(found.doc, found.where);
-    if (metadata.issuer !== origin && metadata.issuer !== `${origin}/`) throw issuerMismatch(found.where, metadata.issuer, origin);
+    if (originOf(metadata.issuer) !== origin) throw issuerMismatch(found.where, metadata.issuer, origin);
     return metadata;
   }
   return {
@@ -135,6 +136,14 @@ async function firstAnswer(candidates: readonly URL[], options: OAuthHttpOptions
     return { doc: jsonObject(fetched, "authorization server metadata", showUrl(url), "METADATA_INVALID"), where: showUrl(url) };
   }
   return undefined;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function issuerMismatch(where: string, got: string, expected: string) {

@@ -34,8 +34,38 @@ export const RUNS: readonly RunSpec[] = [
   { id: "0.2/client/2026-07-28", suite: "0.2", leg: "client", requirements: "2026-07-28" },
 ];
 
-/** The client scenarios the 0.1.16 run keeps running one by one, as before 0.2 came. */
-export const CLIENT_SCENARIOS_0_1 = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"];
+/**
+ * The client scenarios the 0.1.16 run keeps running one by one, as before 0.2 came: four core
+ * ones, then every auth scenario 0.1.16 lists (`--suite auth`, back-compat, draft, extensions).
+ */
+export const CLIENT_SCENARIOS_0_1 = [
+  "initialize",
+  "tools_call",
+  "elicitation-sep1034-client-defaults",
+  "sse-retry",
+  "auth/metadata-default",
+  "auth/metadata-var1",
+  "auth/metadata-var2",
+  "auth/metadata-var3",
+  "auth/basic-cimd",
+  "auth/scope-from-www-authenticate",
+  "auth/scope-from-scopes-supported",
+  "auth/scope-omitted-when-undefined",
+  "auth/scope-step-up",
+  "auth/scope-retry-limit",
+  "auth/token-endpoint-auth-basic",
+  "auth/token-endpoint-auth-post",
+  "auth/token-endpoint-auth-none",
+  "auth/pre-registration",
+  "auth/2025-03-26-oauth-metadata-backcompat",
+  "auth/2025-03-26-oauth-endpoint-fallback",
+  "auth/resource-mismatch",
+  "auth/offline-access-scope",
+  "auth/offline-access-not-supported",
+  "auth/client-credentials-jwt",
+  "auth/client-credentials-basic",
+  "auth/cross-app-access-complete-flow",
+];
 
 /** Whole-run limits: generous, since a timeout is fatal and a loaded machine is slow. */
 const SERVER_RUN_TIMEOUT_MS = 600_000;
@@ -147,7 +177,7 @@ export async function runClientScenarios(groups: ProcessGroups, spec: RunSpec, r
     const { command, args } = clientSuiteCommand(spec, ["--scenario", scenario], outDir);
     const p = groups.start(`conformance ${spec.id} ${scenario}`, command, args, { cwd: ROOT, env: node22Env() });
     const { code, timedOut } = await finish(groups, p, CLIENT_SCENARIO_TIMEOUT_MS);
-    const log = `${name}-${scenario}.log`;
+    const log = `${name}-${scenario.replaceAll("/", "-")}.log`;
     writeFileSync(join(resultsDir, log), p.output());
     if (timedOut) fatal.push(`scenario ${scenario} did not finish in ${CLIENT_SCENARIO_TIMEOUT_MS / 1000} s`);
     else exits.set(scenario, { code, log });

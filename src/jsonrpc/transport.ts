@@ -15,6 +15,22 @@ export interface TransportSendOptions {
 }
 
 /**
+ * Who sent the requests a transport carries, as the server's token verifier established it
+ * (`StreamableHttpServer` with `auth`). Handlers read it as `ctx.session.transport.authInfo`.
+ */
+export interface AuthInfo {
+  /** The token's subject (`sub`): the user or the workload. */
+  subject: string;
+  /** The scopes the token grants. */
+  scopes: readonly string[];
+  clientId?: string;
+  /** When the token expires, ms since the epoch. */
+  expiresAt?: number;
+  /** Whatever else the verifier read from the token. */
+  claims?: Readonly<Record<string, unknown>>;
+}
+
+/**
  * A bidirectional message channel.
  *
  * Rules every implementation keeps:
@@ -53,4 +69,6 @@ export interface Transport {
    * a header; others ignore it).
    */
   setProtocolVersion?: (version: string) => void;
+  /** The verified principal of the requests it carries, on a server transport that checks tokens. */
+  readonly authInfo?: AuthInfo | undefined;
 }

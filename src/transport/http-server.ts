@@ -39,6 +39,7 @@ import {
 } from "./http-guard.ts";
 import { closeHttpServer, createHttpServer, listenAt, startSession, type OnSession } from "./http-serve.ts";
 import { StreamableHttpSessionTransport } from "./http-session.ts";
+import { bindPrincipal, ProtectedResource, type ProtectedResourceOptions } from "./http-resource.ts";
 
 export { StreamableHttpSessionTransport } from "./http-session.ts";
 
@@ -72,6 +73,8 @@ export interface StreamableHttpServerOptions extends HttpGuardOptions {
   keepAliveMs?: number;
   /** Values of `MCP-Protocol-Version` accepted. Default: every version this library speaks. */
   supportedVersions?: readonly string[];
+  /** Serve as an OAuth protected resource: tokens checked by `verifyToken` (./http-resource.ts). */
+  auth?: ProtectedResourceOptions;
 }
 
 interface SessionEntry {
@@ -102,6 +105,7 @@ export class StreamableHttpServer {
   private readonly options: StreamableHttpServerOptions;
   private readonly allow: string;
   private readonly sessions = new Map<string, SessionEntry>();
+  private readonly resource: ProtectedResource | undefined;
   /** Counts uses of sessions: an order for "idle the longest" that needs no clock. */
   private activity = 0;
   /** Stateless transports still serving their POST. */
@@ -119,6 +123,8 @@ export class StreamableHttpServer {
     this.maxSessions = options.maxSessions ?? 1000;
     this.versions = new Set(options.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS);
     this.allow = this.stateless ? "POST" : "GET, POST, DELETE";
+    if (options.auth && options.bearerToken !== undefined) throw new RangeError("StreamableHttpServer: give auth or bearerToken, not both");
+    this.resource = options.auth ? new ProtectedResource(options.auth, this.path) : undefined;
     if (!this.path.startsWith("/")) throw new RangeError(`StreamableHttpServer: path must start with "/", got ${JSON.stringify(this.path)}`);
     // setTimeout cannot wait longer than 2^31-1 ms (it would fire at once).
     if (!(this.idleMs > 0 && this.idleMs <= 2_147_483_647)) throw new RangeError("StreamableHttpServer: sessionIdleMs must be in 1..2147483647");
@@ -136,11 +142,14 @@ export class StreamableHttpServer {
    */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      if (targetPath(req.url) !== this.path) {
+      const target = targetPath(req.url);
+      if (target !== this.path && !this.resource?.isMetadataPath(target)) {
         sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found");
         return;
       }
       if (!this.guard.admit(req, res)) return;
+      if (target !== this.path) return this.resource!.serveMetadata(req, res);
+      if (this.resource && !(await this.resource.authenticate(req, res))) return;
       if (this.closed) {
         sendRpcError(res, 503, HTTP_REFUSAL_CODE, "Service Unavailable: server is closing");
         return;
@@ -258,6 +267,7 @@ export class StreamableHttpServer {
       onEnd: () => this.transient.delete(transport),
     });
     this.transient.add(transport);
+    bindPrincipal(transport, res);
     if (!(await this.connect(transport, res))) return;
     transport.acceptPost(res, value, shape.ids);
   }
@@ -303,6 +313,7 @@ export class StreamableHttpServer {
       sendRpcError(res, 404, HTTP_REFUSAL_CODE, "Not Found: unknown or terminated session");
       return undefined;
     }
+    if (!bindPrincipal(entry.transport, res)) return undefined;
     this.touch(entry);
     return entry.transport;
   }
@@ -369,6 +380,7 @@ export class StreamableHttpServer {
         if (entry?.transport === transport) this.touch(entry);
       },
     });
+    bindPrincipal(transport, res);
     // Registered before onSession runs, so concurrent initializes cannot overshoot maxSessions.
     const entry: SessionEntry = { id, transport, timer: undefined, lastUsed: ++this.activity, opening: true };
     this.armIdle(entry);

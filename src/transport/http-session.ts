@@ -24,7 +24,7 @@ import { versionAtLeast } from "../mcp/versions.ts";
 import { EventStore, formatEventId, parseEventId, type EventStoreOptions, type StoredEvent } from "./event-store.ts";
 import { Channel, STANDALONE } from "./http-channel.ts";
 import { HTTP_REFUSAL_CODE, isWritable as writable, sendJson, sendRpcError, startEventStream, writeBounded } from "./http-guard.ts";
-import type { Transport, TransportSendOptions } from "./transport.ts";
+import type { AuthInfo, Transport, TransportSendOptions } from "./transport.ts";
 import { TransportLifecycle } from "./lifecycle.ts";
 
 export interface StreamableHttpSessionTransportOptions {
@@ -78,6 +78,8 @@ export class StreamableHttpSessionTransport implements Transport {
   readonly initializedProtocolVersion: string | undefined;
   /** See {@link StreamableHttpSessionTransportOptions.requestHeaders}. */
   readonly requestHeaders: StreamableHttpSessionTransportOptions["requestHeaders"];
+  /** Who the session's requests were verified as (`StreamableHttpServer` with `auth`; ./http-resource.ts). */
+  authInfo: AuthInfo | undefined = undefined;
 
   private version: string | undefined;
   private readonly stateless: boolean;

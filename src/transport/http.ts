@@ -4,4 +4,7 @@ export { SseClientTransport, type SseClientTransportOptions, type SseClientOptio
 export { AutoHttpClientTransport } from "./http-auto.ts";
 export { AuthError, parseWwwAuthenticate, type AuthChallenge, type WwwAuthenticateChallenge } from "./auth-error.ts";
 export { StreamableHttpServer, StreamableHttpSessionTransport, type StreamableHttpServerOptions } from "./http-server.ts";
+export type { ProtectedResourceOptions } from "./http-resource.ts";
+export type { HttpAuthProvider } from "./auth-provider.ts";
+export type { AuthInfo } from "./transport.ts";
 export { SseServer, SseSessionTransport, type SseServerOptions } from "./sse-server.ts";

@@ -6,7 +6,8 @@
  * (docs/decisions.md 116).
  */
 import { parseWwwAuthenticate, summarizeChallenges, type AuthChallenge } from "../transport/auth-error.ts";
-import type { HttpAuthProvider } from "../transport/auth-provider.ts";
+import type { HttpAuthProvider, UnauthorizedResponse } from "../transport/auth-provider.ts";
+import { DpopKey } from "./dpop.ts";
 import { AuthorizationRequest } from "./authorization-request.ts";
 import type { OAuthHttpOptions } from "./http-fetch.ts";
 import { OAuthError, clipText, oauthError, showUrl } from "./oauth-error.ts";
@@ -20,6 +21,7 @@ import {
   requestClientCredentialsToken,
   requestJwtBearerToken,
   type ClientCredentials,
+  type TokenRequestOptions,
   type TokenSet,
 } from "./token-request.ts";
 import { MemoryTokenStore, type StoredTokens, type TokenStore } from "./token-store.ts";
@@ -55,6 +57,12 @@ export interface OAuthProviderOptions {
   refreshMarginMs?: number;
   /** Ask for `offline_access` when the authorization server lists it. Default true. */
   offlineAccess?: boolean;
+  /**
+   * Use DPoP (RFC 9449) with an authorization server that lists ES256 in
+   * `dpop_signing_alg_values_supported`. Default false: the key lives in memory only, so a
+   * program that keeps tokens for a later run (the CLI) cannot use what it would bind to it.
+   */
+  dpop?: boolean;
   /** Told every secret obtained (tokens, client secrets), e.g. to add it to a `Redactor`. */
   onSecret?: (value: string) => void;
   now?: () => number;
@@ -82,6 +90,10 @@ export class OAuthProvider implements HttpAuthProvider {
   private discovered: Discovered | undefined;
   /** Step-ups made for each challenged scope set (sorted), since the last 401. */
   private readonly stepUps = new Map<string, number>();
+  /** This provider's DPoP key, made when a server first takes DPoP (docs/decisions.md 3-auth). */
+  private dpopKey: DpopKey | undefined;
+  /** The access tokens bound to {@link dpopKey}. */
+  private readonly dpopBound = new Set<string>();
   /** The one flow or refresh in flight; concurrent callers wait for it (a refresh race can revoke a token family). */
   private inFlight: Promise<string> | undefined;
 
@@ -119,8 +131,9 @@ export class OAuthProvider implements HttpAuthProvider {
    * tried first; then the whole flow runs. A 403 `insufficient_scope` asks for the union of the
    * scopes held and the ones the challenge names.
    */
-  handleUnauthorized(status: number, wwwAuthenticate: string | undefined): Promise<string> {
+  handleUnauthorized(status: number, wwwAuthenticate: string | undefined, response?: UnauthorizedResponse): Promise<string> {
     const challenge = summarizeChallenges(wwwAuthenticate ? parseWwwAuthenticate(wwwAuthenticate) : []);
+    if (challenge.error === "use_dpop_nonce" && response?.dpopNonce !== undefined && this.dpopKey !== undefined) return this.takeNonce(response.dpopNonce);
     return this.once(async () => {
       // A 401 may mean the server moved to another authorization server: discover again.
       const found = await this.discover(challenge.resourceMetadata, true);
@@ -145,6 +158,14 @@ export class OAuthProvider implements HttpAuthProvider {
       await this.store.deleteTokens(this.server);
       return this.authorizeAnew(found, challenge, stepUp ? (stored?.requestedScope ?? stored?.scope) : undefined);
     });
+  }
+
+  /** RFC 9449 §9: the server wants its nonce in the proofs; the token stays what it was. */
+  private async takeNonce(nonce: string): Promise<string> {
+    this.dpopKey!.setNonce(new URL(this.options.serverUrl), nonce);
+    const stored = await this.store.getTokens(this.server);
+    if (stored === undefined) throw oauthError("INTERACTION_REQUIRED", `${this.server} asked for a DPoP nonce, and no token is held to send with it`);
+    return stored.accessToken;
   }
 
   /** Forgets the tokens of this server (its client registration stays, keyed by issuer). */
@@ -185,7 +206,7 @@ export class OAuthProvider implements HttpAuthProvider {
     const client = await this.store.getClient(metadata.issuer);
     if (client === undefined) throw oauthError("REGISTRATION_FAILED", `no client is registered with ${clipText(metadata.issuer)} to refresh with`);
     const extra = stored.resource === undefined ? {} : { resource: stored.resource };
-    const tokens = await refreshAccessToken(metadata, client, stored.refreshToken!, extra, this.tokenOptions());
+    const tokens = await refreshAccessToken(metadata, client, stored.refreshToken!, extra, this.tokenOptions(metadata));
     const kept: StoredTokens = { ...tokens, issuer: stored.issuer, ...extra };
     if (stored.requestedScope !== undefined) kept.requestedScope = stored.requestedScope;
     return this.keep(kept);
@@ -207,9 +228,9 @@ export class OAuthProvider implements HttpAuthProvider {
     const extra = scope === undefined ? { resource: resourceUri } : { resource: resourceUri, scope };
     const grant = this.options.grant;
     const tokens = grant === "client_credentials"
-      ? await requestClientCredentialsToken(metadata, client, extra, this.tokenOptions())
+      ? await requestClientCredentialsToken(metadata, client, extra, this.tokenOptions(metadata))
       : grant === "jwt_bearer"
-        ? await requestJwtBearerToken(metadata, client, await this.assertion(metadata.issuer, resourceUri), extra, this.tokenOptions())
+        ? await requestJwtBearerToken(metadata, client, await this.assertion(metadata.issuer, resourceUri), extra, this.tokenOptions(metadata))
         : await this.authorizationCode(metadata, client, resourceUri, scope);
     const stored: StoredTokens = { ...tokens, issuer: metadata.issuer, resource: resourceUri };
     if (scope !== undefined) stored.requestedScope = scope;
@@ -226,7 +247,7 @@ export class OAuthProvider implements HttpAuthProvider {
     }
     const request = new AuthorizationRequest({ metadata, clientId: client.clientId, redirectUri: this.options.redirectUri, resource: resourceUri, scope });
     const grant = request.acceptRedirect(await authorize(request.url, { issuer: metadata.issuer, server: this.server }));
-    return exchangeCode(metadata, client, grant, this.tokenOptions());
+    return exchangeCode(metadata, client, grant, this.tokenOptions(metadata));
   }
 
   private async assertion(issuer: string, resource: string): Promise<string> {
@@ -235,8 +256,20 @@ export class OAuthProvider implements HttpAuthProvider {
     return source({ issuer, resource });
   }
 
-  private tokenOptions() {
-    return { ...this.options.http, now: () => this.now() };
+  private tokenOptions(metadata: AuthorizationServerMetadata): TokenRequestOptions {
+    const options: TokenRequestOptions = { ...this.options.http, now: () => this.now() };
+    // RFC 9449 §5.1: DPoP only with a server that says it takes ES256 proofs.
+    if (this.options.dpop === true && metadata.dpopSigningAlgValuesSupported?.includes("ES256")) options.dpop = this.dpopKey ??= new DpopKey();
+    return options;
+  }
+
+  /**
+   * The headers of a request with `token`: a DPoP-bound token goes with the `DPoP` scheme and a
+   * proof for this very request (its method, URL and the token's hash); any other as Bearer.
+   */
+  authorizationHeaders(token: string, method: string, url: URL): Record<string, string> {
+    if (this.dpopKey === undefined || !this.dpopBound.has(token)) return { authorization: `Bearer ${token}` };
+    return { authorization: `DPoP ${token}`, dpop: this.dpopKey.proof(method, url, token, this.now()) };
   }
 
   /** The stored client for this issuer, or a new registration (saved before it is used, unless configured). */
@@ -278,6 +311,7 @@ export class OAuthProvider implements HttpAuthProvider {
   }
 
   private async keep(tokens: StoredTokens): Promise<string> {
+    if (tokens.tokenType === "DPoP") this.dpopBound.add(tokens.accessToken);
     this.options.onSecret?.(tokens.accessToken);
     if (tokens.refreshToken !== undefined) this.options.onSecret?.(tokens.refreshToken);
     await this.store.saveTokens(this.server, tokens);

@@ -17,6 +17,8 @@ export interface AuthorizationServerMetadata {
   grantTypesSupported?: string[];
   tokenEndpointAuthMethodsSupported?: string[];
   codeChallengeMethodsSupported?: string[];
+  /** RFC 9449 §5.1: the proof algorithms the server takes; DPoP is used only when ES256 is listed. */
+  dpopSigningAlgValuesSupported?: string[];
   /** Client ID Metadata Documents: a URL may be the `client_id`. */
   clientIdMetadataDocumentSupported?: boolean;
   /** RFC 9207: the redirect carries `iss`, and the client must then require it. */
@@ -105,6 +107,7 @@ export function readServerMetadata(doc: Record<string, unknown>, where: string):
     ["grant_types_supported", "grantTypesSupported"],
     ["token_endpoint_auth_methods_supported", "tokenEndpointAuthMethodsSupported"],
     ["code_challenge_methods_supported", "codeChallengeMethodsSupported"],
+    ["dpop_signing_alg_values_supported", "dpopSigningAlgValuesSupported"],
   ] as const;
   for (const [wire, key] of lists) {
     const v = f.strings(wire);

@@ -152,6 +152,8 @@ export class AuthError extends BridgeError {
   readonly url: string;
   /** The `WWW-Authenticate` header as received, for an auth provider to parse (not in the message). */
   readonly wwwAuthenticate: string | undefined;
+  /** The `DPoP-Nonce` header, when the server sent one (RFC 9449 §9). */
+  readonly dpopNonce: string | undefined;
 
   constructor(
     code: "AUTH_FAILED",
@@ -159,6 +161,7 @@ export class AuthError extends BridgeError {
     options: Omit<BridgeErrorOptions, "details"> & {
       details: { status: number; url: string; challenge: AuthChallenge; challenges: readonly WwwAuthenticateChallenge[] };
       wwwAuthenticate?: string | undefined;
+      dpopNonce?: string | undefined;
     },
   ) {
     super(code, message, options);
@@ -168,13 +171,14 @@ export class AuthError extends BridgeError {
     this.challenges = options.details.challenges;
     this.url = options.details.url;
     this.wwwAuthenticate = options.wwwAuthenticate;
+    this.dpopNonce = options.dpopNonce;
   }
 
   /** The error for a 401/403 answer from `url` (query string already left out) with its `WWW-Authenticate` header. */
-  static fromResponse(status: number, url: string, wwwAuthenticate: string | undefined): AuthError {
+  static fromResponse(status: number, url: string, wwwAuthenticate: string | undefined, dpopNonce?: string): AuthError {
     const challenges = wwwAuthenticate ? parseWwwAuthenticate(wwwAuthenticate) : [];
     const challenge = summarizeChallenges(challenges);
-    return new AuthError("AUTH_FAILED", authMessage(status, url, challenge), { details: { status, url, challenge, challenges }, wwwAuthenticate });
+    return new AuthError("AUTH_FAILED", authMessage(status, url, challenge), { details: { status, url, challenge, challenges }, wwwAuthenticate, dpopNonce });
   }
 }
 

@@ -64,10 +64,15 @@ export class BearerAuth {
     this.state.current = await this.provider.accessToken();
   }
 
-  /** `headers` with the bearer token added, when there is one (a new object; `headers` is kept). */
-  apply(headers: http.OutgoingHttpHeaders): http.OutgoingHttpHeaders {
+  /**
+   * `headers` with the token added for a `method` request to `url`, when there is one (a new
+   * object; `headers` is kept): `Authorization: Bearer`, or what the provider signs (DPoP).
+   */
+  apply(headers: http.OutgoingHttpHeaders, method: string, url: URL): http.OutgoingHttpHeaders {
     const token = this.state.current;
-    return token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` };
+    if (token === undefined) return headers;
+    const signed = this.provider.authorizationHeaders?.(token, method, url);
+    return signed === undefined ? { ...headers, authorization: `Bearer ${token}` } : { ...headers, ...signed };
   }
 
   /**
@@ -78,7 +83,8 @@ export class BearerAuth {
     const s = this.state;
     if (s.recovering === undefined && s.current !== sentWith) return; // already replaced
     if (s.recovering === undefined) {
-      const promise = this.provider.handleUnauthorized(refused.status, refused.wwwAuthenticate).then((token) => {
+      const extra = refused.dpopNonce === undefined ? undefined : { dpopNonce: refused.dpopNonce };
+      const promise = this.provider.handleUnauthorized(refused.status, refused.wwwAuthenticate, extra).then((token) => {
         s.current = token;
       });
       const entry = { promise, replaces: sentWith };
@@ -100,14 +106,19 @@ export class BearerAuth {
    */
   async run<T>(attempt: () => Promise<T>): Promise<T> {
     await this.prepare();
-    for (let handled = 0; ; handled++) {
+    let handled = 0;
+    let nonceTaken = false;
+    for (;;) {
       const sentWith = this.state.current;
       try {
         return await attempt();
       } catch (e) {
         if (!(e instanceof AuthError)) throw e;
+        // A DPoP nonce asked for (RFC 9449 §9) is no refusal of the token: one retry with it.
+        const nonce = e.challenge.error === "use_dpop_nonce" && e.dpopNonce !== undefined && !nonceTaken;
         const stepUp = e.status === 403 && e.challenge.error === "insufficient_scope";
-        if (handled >= (stepUp ? MAX_AUTHORIZATIONS : 1)) throw e;
+        if (nonce) nonceTaken = true;
+        else if (handled++ >= (stepUp ? MAX_AUTHORIZATIONS : 1)) throw e;
         await this.recover(e, sentWith);
       }
     }

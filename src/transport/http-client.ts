@@ -186,7 +186,7 @@ export class StreamableHttpClientTransport implements Transport {
   private call(method: HttpMethod, headers: http.OutgoingHttpHeaders, body: string | undefined, timeoutMs: number, repeatable = true): HttpCall {
     if (this.life.ending && method !== "DELETE") throw closedError();
     return new HttpCall({
-      method, url: this.base.url, headers: this.base.auth ? this.base.auth.apply(headers) : headers, body, agent: this.base.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable,
+      method, url: this.base.url, headers: this.base.auth ? this.base.auth.apply(headers, method, this.base.url) : headers, body, agent: this.base.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable,
     });
   }
 

@@ -153,7 +153,7 @@ export class SseClientTransport implements Transport {
     method: HttpMethod, headers: http.OutgoingHttpHeaders, body: string | undefined, timeoutMs: number, url = this.base.url, repeatable = true,
   ): HttpCall {
     if (this.life.ending) throw closedError();
-    const sent = this.base.auth ? this.base.auth.apply(headers) : headers;
+    const sent = this.base.auth ? this.base.auth.apply(headers, method, url) : headers;
     return new HttpCall({ method, url, headers: sent, body, agent: this.base.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable });
   }
 

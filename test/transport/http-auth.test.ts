@@ -199,6 +199,38 @@ describe("Streamable HTTP client with an auth provider", () => {
   });
 });
 
+describe("sender-constrained tokens (DPoP) through the provider", () => {
+  it("the provider's headers go on every request; a nonce challenge is one more retry, not the one 401 retry", async () => {
+    const s = await serve((req, res) => {
+      if (req.headers.authorization === undefined) return void res.writeHead(401, { "www-authenticate": "DPoP" }).end();
+      if (req.headers.dpop !== "proof nonce=n1") {
+        return void res.writeHead(401, { "www-authenticate": 'DPoP error="use_dpop_nonce"', "dpop-nonce": "n1" }).end();
+      }
+      const msg = req.json as { id?: unknown };
+      sendJson(res, initializeResult(msg.id));
+    });
+    let nonce = "";
+    const statuses: (string | undefined)[] = [];
+    const auth: HttpAuthProvider = {
+      accessToken: async () => (statuses.length === 0 ? undefined : "bound"),
+      handleUnauthorized: async (_status, header, response) => {
+        statuses.push(header);
+        if (response?.dpopNonce !== undefined) nonce = response.dpopNonce;
+        return "bound";
+      },
+      authorizationHeaders: (token, method, url) => ({ authorization: `DPoP ${token}`, dpop: nonce === "" ? `proof ${method} ${url.pathname}` : `proof nonce=${nonce}` }),
+    };
+    const t = keep(new StreamableHttpClientTransport({ url: `${s.origin}/mcp`, openGetStream: false, auth }));
+    await t.send(request(1, "initialize", INIT_PARAMS));
+    assert.deepEqual(statuses, ["DPoP", 'DPoP error="use_dpop_nonce"']);
+    assert.deepEqual(s.requests.map((q) => [q.headers.authorization, q.headers.dpop]), [
+      [undefined, undefined],
+      ["DPoP bound", "proof POST /mcp"],
+      ["DPoP bound", "proof nonce=n1"],
+    ]);
+  });
+});
+
 describe("legacy SSE and auto transports with an auth provider", () => {
   it("SSE: the stream GET and the message POSTs carry the token; a 401 on the GET is retried once", async () => {
     let stream: http.ServerResponse | undefined;

@@ -60,8 +60,7 @@ export function requestClientCredentialsToken(
   options: TokenRequestOptions = {},
 ): Promise<TokenSet> {
   const form = new URLSearchParams({ grant_type: "client_credentials" });
-  if (extra.resource !== undefined) form.set("resource", extra.resource);
-  if (extra.scope !== undefined) form.set("scope", extra.scope);
+  setExtra(form, extra);
   return tokenRequest(metadata, client, form, options);
 }
 
@@ -81,8 +80,7 @@ export function requestJwtBearerToken(
   options: TokenRequestOptions = {},
 ): Promise<TokenSet> {
   const form = new URLSearchParams({ grant_type: JWT_BEARER_GRANT_TYPE, assertion });
-  if (extra.resource !== undefined) form.set("resource", extra.resource);
-  if (extra.scope !== undefined) form.set("scope", extra.scope);
+  setExtra(form, extra);
   return tokenRequest(metadata, client, form, options);
 }
 
@@ -98,8 +96,7 @@ export async function refreshAccessToken(
   options: TokenRequestOptions = {},
 ): Promise<TokenSet> {
   const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken });
-  if (extra.resource !== undefined) form.set("resource", extra.resource);
-  if (extra.scope !== undefined) form.set("scope", extra.scope);
+  setExtra(form, extra);
   const tokens = await tokenRequest(metadata, client, form, options);
   return tokens.refreshToken === undefined ? { ...tokens, refreshToken } : tokens;
 }
@@ -189,6 +186,12 @@ export function readTokenResponse(doc: Record<string, unknown>, where: string, n
   const scope = f.string("scope");
   if (scope !== undefined) out.scope = scope;
   return out;
+}
+
+/** RFC 8707 `resource` and `scope`, when given. */
+function setExtra(form: URLSearchParams, extra: { resource?: string; scope?: string }): void {
+  if (extra.resource !== undefined) form.set("resource", extra.resource);
+  if (extra.scope !== undefined) form.set("scope", extra.scope);
 }
 
 /** application/x-www-form-urlencoded for one value, as RFC 6749 §2.3.1 asks before Basic. */

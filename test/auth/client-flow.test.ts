@@ -6,23 +6,13 @@
 import assert from "node:assert/strict";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import { OAuthProvider } from "../../src/auth/oauth-provider.ts";
 import { McpClient } from "../../src/mcp/client.ts";
 import { StreamableHttpClientTransport } from "../../src/transport/http-client.ts";
-import { AuthServerFixture } from "../../fixtures/oauth/authorization-server.ts";
-import { startProtectedServer, type ProtectedServer } from "../../fixtures/oauth/protected-server.ts";
+import { eachProtectedServer } from "./auth-server-hooks.ts";
 
-let as: AuthServerFixture;
-let rs: ProtectedServer;
-beforeEach(async () => {
-  as = await AuthServerFixture.start();
-  rs = await startProtectedServer(as);
-});
-afterEach(async () => {
-  await rs.close();
-  await as.close();
-});
+const servers = eachProtectedServer();
 
 async function consent(url: string): Promise<string> {
   const res = await fetch(url, { redirect: "manual" });
@@ -31,27 +21,27 @@ async function consent(url: string): Promise<string> {
 }
 
 const provider = (more: { timeoutMs?: number } = {}) =>
-  new OAuthProvider({ serverUrl: rs.url, redirectUri: "http://127.0.0.1:9/callback", authorize: consent, http: { timeoutMs: more.timeoutMs ?? 10_000 } });
+  new OAuthProvider({ serverUrl: servers.rs.url, redirectUri: "http://127.0.0.1:9/callback", authorize: consent, http: { timeoutMs: more.timeoutMs ?? 10_000 } });
 
 test("connect, list and call through the flow; every request after the first carries the token", async () => {
   const client = new McpClient();
   try {
-    await client.connect(new StreamableHttpClientTransport({ url: rs.url, auth: provider() }));
+    await client.connect(new StreamableHttpClientTransport({ url: servers.rs.url, auth: provider() }));
     const result = await client.callTool("echo", { text: "through OAuth" });
     assert.deepEqual(result.content, [{ type: "text", text: "through OAuth" }]);
   } finally {
     await client.close();
   }
-  assert.equal(rs.seen[0], undefined);
-  const bearers = new Set(rs.seen.slice(1));
+  assert.equal(servers.rs.seen[0], undefined);
+  const bearers = new Set(servers.rs.seen.slice(1));
   assert.equal(bearers.size, 1, "one token for every later request, DELETE included");
-  assert.ok(as.accessTokens.has(String([...bearers][0]).slice("Bearer ".length)));
+  assert.ok(servers.as.accessTokens.has(String([...bearers][0]).slice("Bearer ".length)));
 });
 
 test("an authorization server that never answers: connect fails at the connect time limit", async () => {
-  as.route("/.well-known/oauth-authorization-server", "hang");
+  servers.as.route("/.well-known/oauth-authorization-server", "hang");
   const client = new McpClient({ connectTimeoutMs: 300 });
-  await assert.rejects(client.connect(new StreamableHttpClientTransport({ url: rs.url, auth: provider({ timeoutMs: 5_000 }) })), { code: "TIMEOUT" });
+  await assert.rejects(client.connect(new StreamableHttpClientTransport({ url: servers.rs.url, auth: provider({ timeoutMs: 5_000 }) })), { code: "TIMEOUT" });
   await client.close();
 });
 

@@ -9,16 +9,13 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, afterEach, before, beforeEach, test } from "node:test";
+import { after, before, test } from "node:test";
 import { AUTHORIZE_PROMPT } from "../../src/cli/auth-flow.ts";
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
-import { AuthServerFixture } from "../../fixtures/oauth/authorization-server.ts";
-import { startProtectedServer, type ProtectedServer } from "../../fixtures/oauth/protected-server.ts";
+import { eachProtectedServer } from "../auth/auth-server-hooks.ts";
 import { ROOT } from "../e2e/helpers.ts";
 
 let configHome: string;
-let as: AuthServerFixture;
-let rs: ProtectedServer;
 const children = new Set<number>();
 
 before(() => {
@@ -28,14 +25,7 @@ after(() => {
   for (const pid of children) process.kill(pid, "SIGKILL");
   rmSync(configHome, { recursive: true, force: true });
 });
-beforeEach(async () => {
-  as = await AuthServerFixture.start();
-  rs = await startProtectedServer(as);
-});
-afterEach(async () => {
-  await rs.close();
-  await as.close();
-});
+const servers = eachProtectedServer();
 
 const storeFile = () => join(configHome, "mcp-bridge", "oauth", "tokens.json");
 
@@ -86,11 +76,11 @@ async function browse(url: string): Promise<void> {
 /** The tokens in the store file (the test may read them; the CLI never prints them). */
 function storedTokens(): { accessToken: string; refreshToken?: string; expiresAt?: number } {
   const doc = JSON.parse(readFileSync(storeFile(), "utf8")) as { tokens: Record<string, { accessToken: string; refreshToken?: string; expiresAt?: number }> };
-  return doc.tokens[rs.url]!;
+  return doc.tokens[servers.rs.url]!;
 }
 
 test("inspect runs the flow once, a later call reuses the tokens, an expired token is refreshed; status and logout", async () => {
-  const first = await cli(["inspect", "--json", "--url", rs.url, "--transport", "http"]);
+  const first = await cli(["inspect", "--json", "--url", servers.rs.url, "--transport", "http"]);
   assert.equal(first.code, 0, first.err);
   assert.equal(first.prompted.length, 1, "one authorization URL printed");
   assert.match(first.err, /waiting for the authorization: \d+:\d\d left/);
@@ -101,58 +91,58 @@ test("inspect runs the flow once, a later call reuses the tokens, an expired tok
   const { accessToken, refreshToken } = storedTokens();
   for (const text of [first.out, first.err]) assert.ok(!text.includes(accessToken) && !text.includes(refreshToken!), "no token printed");
 
-  const again = await cli(["call", "echo", '{"text":"hi"}', "--url", rs.url, "--transport", "http"]);
+  const again = await cli(["call", "echo", '{"text":"hi"}', "--url", servers.rs.url, "--transport", "http"]);
   assert.equal(again.code, 0, again.err);
   assert.match(again.out, /^hi$/m);
-  assert.deepEqual([again.prompted.length, as.requestsTo("/authorize").length], [0, 1], "the stored token was reused");
+  assert.deepEqual([again.prompted.length, servers.as.requestsTo("/authorize").length], [0, 1], "the stored token was reused");
 
   // The token is near its end: the next run refreshes it without asking anyone.
   const doc = JSON.parse(readFileSync(storeFile(), "utf8")) as { tokens: Record<string, { expiresAt?: number }> };
-  doc.tokens[rs.url]!.expiresAt = Date.now() - 1000;
+  doc.tokens[servers.rs.url]!.expiresAt = Date.now() - 1000;
   writeFileSync(storeFile(), JSON.stringify(doc), { mode: 0o600 });
-  const refreshed = await cli(["call", "echo", '{"text":"again"}', "--url", rs.url, "--transport", "http"]);
+  const refreshed = await cli(["call", "echo", '{"text":"again"}', "--url", servers.rs.url, "--transport", "http"]);
   assert.equal(refreshed.code, 0, refreshed.err);
   assert.equal(refreshed.prompted.length, 0);
-  const grants = as.requestsTo("/token").map((r) => new URLSearchParams(r.body).get("grant_type"));
+  const grants = servers.as.requestsTo("/token").map((r) => new URLSearchParams(r.body).get("grant_type"));
   assert.deepEqual(grants, ["authorization_code", "refresh_token"]);
 
-  const status = await cli(["auth", "status", rs.url, "--json"]);
+  const status = await cli(["auth", "status", servers.rs.url, "--json"]);
   assert.equal(status.code, 0, status.err);
   const shown = JSON.parse(status.out) as Record<string, unknown>;
-  assert.deepEqual([shown.stored, shown.issuer, shown.refreshable, shown.registered], [true, as.issuer, true, true]);
+  assert.deepEqual([shown.stored, shown.issuer, shown.refreshable, shown.registered], [true, servers.as.issuer, true, true]);
   const now = storedTokens();
   assert.ok(!status.out.includes(now.accessToken) && !status.out.includes(now.refreshToken!), "status never shows a token, not even in --json");
 
-  const logout = await cli(["auth", "logout", rs.url]);
+  const logout = await cli(["auth", "logout", servers.rs.url]);
   assert.equal(logout.code, 0, logout.err);
   assert.match(logout.out, /forgot the tokens of/);
-  const gone = await cli(["auth", "status", rs.url]);
+  const gone = await cli(["auth", "status", servers.rs.url]);
   assert.match(gone.out, /no tokens stored/);
 });
 
 test("a redirect carrying an error fails with a typed error, exit 3, and the listener is gone", async () => {
-  as.route("/authorize", (req) => {
+  servers.as.route("/authorize", (req) => {
     const back = new URL(req.query.get("redirect_uri")!);
     back.searchParams.set("error", "access_denied");
     back.searchParams.set("state", req.query.get("state") ?? "");
-    back.searchParams.set("iss", as.issuer);
+    back.searchParams.set("iss", servers.as.issuer);
     return { status: 302, headers: { location: back.href } };
   });
   let redirectUri = "";
-  const r = await cli(["inspect", "--url", rs.url, "--transport", "http"], async (url) => {
+  const r = await cli(["inspect", "--url", servers.rs.url, "--transport", "http"], async (url) => {
     redirectUri = new URL(url).searchParams.get("redirect_uri") ?? "";
     await browse(url);
   });
   assert.equal(r.code, 3, r.err);
   assert.match(r.err, /access_denied/);
-  assert.equal(as.requestsTo("/token").length, 0, "no code was redeemed");
+  assert.equal(servers.as.requestsTo("/token").length, 0, "no code was redeemed");
   await assert.rejects(fetch(redirectUri), "the one-shot listener is closed");
 });
 
 test("a static Authorization header is used as given: no flow, the 401 is reported", async () => {
-  const r = await cli(["inspect", "--url", rs.url, "--transport", "http", "--header", "Authorization: Bearer hand-made-token"]);
+  const r = await cli(["inspect", "--url", servers.rs.url, "--transport", "http", "--header", "Authorization: Bearer hand-made-token"]);
   assert.equal(r.code, 3);
   assert.equal(r.prompted.length, 0);
-  assert.equal(as.requests.length, 0, "the authorization server was never asked");
+  assert.equal(servers.as.requests.length, 0, "the authorization server was never asked");
   assert.match(r.err, /HTTP 401/);
 });

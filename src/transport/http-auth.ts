@@ -3,12 +3,13 @@
  * their `auth` option (docs/decisions.md 1-auth):
  *
  * - every request (POST, GET stream, resumption GET, DELETE, the legacy SSE GET and POSTs)
- *   carries `Authorization: Bearer <token>` when the provider has one;
+ *   carries `Authorization: Bearer <token>` when the provider has one, or the headers the
+ *   provider signs for that request (`authorizationHeaders`, DPoP);
  * - a request answered 401 or 403 is sent once more after the provider handled the challenge
  *   (`handleUnauthorized`); only a 403 `insufficient_scope` (a step-up to more scopes) may
  *   follow, within 3 challenges per request in all. Any other refusal fails the request with
  *   its `AuthError`, and a provider that cannot help rejects with its own error, which the
- *   request fails with;
+ *   request fails with. A DPoP `use_dpop_nonce` challenge is one retry more, with the nonce;
  * - one challenge is handled at a time per provider, whichever transports share it: requests
  *   refused together wait for that one refresh or authorization (a refresh race revokes the
  *   whole token family at some authorization servers), and a request refused with a token
@@ -25,8 +26,8 @@ import type { HttpAuthProvider } from "./auth-provider.ts";
 interface ProviderState {
   /** The token requests go out with now (the last one the provider handed out). */
   current: string | undefined;
-  /** The challenge being handled, with the token it replaces; shared by every request it refused. */
-  recovering: { promise: Promise<void>; replaces: string | undefined } | undefined;
+  /** The challenge being handled; shared by every request it refused. */
+  recovering: { promise: Promise<void> } | undefined;
 }
 
 const states = new WeakMap<HttpAuthProvider, ProviderState>();
@@ -87,7 +88,7 @@ export class BearerAuth {
       const promise = this.provider.handleUnauthorized(refused.status, refused.wwwAuthenticate, extra).then((token) => {
         s.current = token;
       });
-      const entry = { promise, replaces: sentWith };
+      const entry = { promise };
       s.recovering = entry;
       void promise.then(
         () => (s.recovering === entry ? (s.recovering = undefined) : undefined),

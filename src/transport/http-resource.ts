@@ -46,7 +46,9 @@ export class ProtectedResource {
   private readonly path: string;
   private readonly required: readonly string[];
 
-  constructor(options: ProtectedResourceOptions, path: string) {
+  /** `bearerToken`: the server's static token option, which excludes this one. */
+  constructor(options: ProtectedResourceOptions, path: string, bearerToken?: string) {
+    if (bearerToken !== undefined) throw new RangeError("StreamableHttpServer: give auth or bearerToken, not both");
     if (options.authorizationServers.length === 0) throw new RangeError("StreamableHttpServer auth: authorizationServers must name at least one issuer");
     this.options = options;
     this.path = path;

@@ -35,6 +35,7 @@ import {
   isJsonContentType,
   type HttpGuardOptions,
   sendRpcError,
+  requestHeader,
   targetPath,
 } from "./http-guard.ts";
 import { closeHttpServer, createHttpServer, listenAt, startSession, type OnSession } from "./http-serve.ts";
@@ -123,8 +124,7 @@ export class StreamableHttpServer {
     this.maxSessions = options.maxSessions ?? 1000;
     this.versions = new Set(options.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS);
     this.allow = this.stateless ? "POST" : "GET, POST, DELETE";
-    if (options.auth && options.bearerToken !== undefined) throw new RangeError("StreamableHttpServer: give auth or bearerToken, not both");
-    this.resource = options.auth ? new ProtectedResource(options.auth, this.path) : undefined;
+    this.resource = options.auth ? new ProtectedResource(options.auth, this.path, options.bearerToken) : undefined;
     if (!this.path.startsWith("/")) throw new RangeError(`StreamableHttpServer: path must start with "/", got ${JSON.stringify(this.path)}`);
     // setTimeout cannot wait longer than 2^31-1 ms (it would fire at once).
     if (!(this.idleMs > 0 && this.idleMs <= 2_147_483_647)) throw new RangeError("StreamableHttpServer: sessionIdleMs must be in 1..2147483647");
@@ -162,7 +162,7 @@ export class StreamableHttpServer {
         case "DELETE":
           // The stateless era has no GET stream and no session to delete.
           if (isStatelessVersionHeader(req)) {
-            sendRpcError(res, 405, HTTP_REFUSAL_CODE, `Method Not Allowed: protocol ${header(req, "mcp-protocol-version")} is POST only`, { allow: "POST" });
+            sendRpcError(res, 405, HTTP_REFUSAL_CODE, `Method Not Allowed: protocol ${requestHeader(req, "mcp-protocol-version")} is POST only`, { allow: "POST" });
           } else if (req.method === "GET") this.get(req, res);
           else await this.delete(req, res);
           return;
@@ -208,7 +208,7 @@ export class StreamableHttpServer {
     }
     if (isStatelessPost(req, value)) return this.postEra(req, res, value, shape);
     if (this.stateless) return this.postStateless(req, res, value, shape);
-    const sid = header(req, "mcp-session-id");
+    const sid = requestHeader(req, "mcp-session-id");
     let transport: StreamableHttpSessionTransport | undefined;
     if (sid === undefined) {
       if (!shape.initialize) {
@@ -235,7 +235,7 @@ export class StreamableHttpServer {
     let version: string | undefined;
     if (!shape.initialize) {
       if (!this.versionOk(req, res)) return;
-      version = header(req, "mcp-protocol-version") ?? DEFAULT_HEADER_VERSION;
+      version = requestHeader(req, "mcp-protocol-version") ?? DEFAULT_HEADER_VERSION;
     }
     if (Array.isArray(value) && !allowsBatches(version)) {
       sendRpcError(res, 400, ErrorCode.InvalidRequest, "Invalid Request: batches are accepted only at 2025-03-26");
@@ -283,7 +283,7 @@ export class StreamableHttpServer {
     }
     const transport = this.sessionOf(req, res);
     if (!transport || !this.versionOk(req, res)) return;
-    transport.openGet(res, header(req, "last-event-id"));
+    transport.openGet(res, requestHeader(req, "last-event-id"));
   }
 
   private async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -299,7 +299,7 @@ export class StreamableHttpServer {
 
   /** The session named by the request's `Mcp-Session-Id`, or undefined after writing 400/404. */
   private sessionOf(req: IncomingMessage, res: ServerResponse): StreamableHttpSessionTransport | undefined {
-    const sid = header(req, "mcp-session-id");
+    const sid = requestHeader(req, "mcp-session-id");
     if (sid === undefined) {
       sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Mcp-Session-Id header is required");
       return undefined;
@@ -319,7 +319,7 @@ export class StreamableHttpServer {
   }
 
   private versionOk(req: IncomingMessage, res: ServerResponse): boolean {
-    const v = header(req, "mcp-protocol-version");
+    const v = requestHeader(req, "mcp-protocol-version");
     if (v === undefined || this.versions.has(v)) return true;
     sendRpcError(res, 400, HTTP_REFUSAL_CODE, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(v)} (supported: ${[...this.versions].join(", ")})`);
     return false;
@@ -404,10 +404,4 @@ export class StreamableHttpServer {
     if (entry.transport.busy) this.armIdle(entry);
     else void entry.transport.close();
   }
-}
-
-/** A request header as one string (Node joins repeated custom headers with ", "). */
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(", ") : v;
 }

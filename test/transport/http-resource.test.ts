@@ -130,3 +130,11 @@ test("a session belongs to its subject: another subject's token on it is 403", a
     await client.close();
   }
 });
+
+test("auth excludes a static bearerToken, and needs an authorization server", () => {
+  http = new StreamableHttpServer({ onSession: () => undefined });
+  mcp = new McpServer({ name: "unused", version: "1.0.0" });
+  const verifyToken = () => undefined;
+  assert.throws(() => new StreamableHttpServer({ onSession: () => undefined, bearerToken: "t", auth: { authorizationServers: [as.issuer], verifyToken } }), /auth or bearerToken, not both/);
+  assert.throws(() => new StreamableHttpServer({ onSession: () => undefined, auth: { authorizationServers: [], verifyToken } }), /at least one issuer/);
+});

@@ -34,8 +34,16 @@ export const RUNS: readonly RunSpec[] = [
   { id: "0.2/client/2026-07-28", suite: "0.2", leg: "client", requirements: "2026-07-28" },
 ];
 
-/** The client scenarios the 0.1.16 run keeps running one by one, as before 0.2 came. */
+/**
+ * The client scenarios the 0.1.16 run keeps running one by one, as before 0.2 came; every auth
+ * scenario 0.1.16 lists runs after them (see {@link clientScenarios01}).
+ */
 export const CLIENT_SCENARIOS_0_1 = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"];
+
+/** The 0.1.16 client run: {@link CLIENT_SCENARIOS_0_1}, then the suite's own list of `auth/...` scenarios. */
+export function clientScenarios01(spec: RunSpec): string[] {
+  return [...CLIENT_SCENARIOS_0_1, ...listScenarios(spec).required.filter((s) => s.startsWith("auth/"))];
+}
 
 /** Whole-run limits: generous, since a timeout is fatal and a loaded machine is slow. */
 const SERVER_RUN_TIMEOUT_MS = 600_000;
@@ -143,11 +151,12 @@ export async function runClientScenarios(groups: ProcessGroups, spec: RunSpec, r
   mkdirSync(outDir, { recursive: true });
   const exits = new Map<string, { code: number | null; log: string }>();
   const fatal: string[] = [];
-  for (const scenario of CLIENT_SCENARIOS_0_1) {
+  const scenarios = clientScenarios01(spec);
+  for (const scenario of scenarios) {
     const { command, args } = clientSuiteCommand(spec, ["--scenario", scenario], outDir);
     const p = groups.start(`conformance ${spec.id} ${scenario}`, command, args, { cwd: ROOT, env: node22Env() });
     const { code, timedOut } = await finish(groups, p, CLIENT_SCENARIO_TIMEOUT_MS);
-    const log = `${name}-${scenario}.log`;
+    const log = `${name}-${scenario.replaceAll("/", "-")}.log`;
     writeFileSync(join(resultsDir, log), p.output());
     if (timedOut) fatal.push(`scenario ${scenario} did not finish in ${CLIENT_SCENARIO_TIMEOUT_MS / 1000} s`);
     else exits.set(scenario, { code, log });
@@ -162,7 +171,7 @@ export async function runClientScenarios(groups: ProcessGroups, spec: RunSpec, r
       extraFailures.push({ run: spec.id, scenario, check: CLIENT_EXIT, status: "FAILURE", message: `conformance exited ${String(code)} (see ${log})` });
     }
   }
-  return { run: spec.id, scenarios: CLIENT_SCENARIOS_0_1, results, extraFailures, fatal };
+  return { run: spec.id, scenarios, results, extraFailures, fatal };
 }
 
 /** Runs one run of `RUNS`. */

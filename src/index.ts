@@ -68,7 +68,6 @@ export {
 export type * from "./mcp/types.ts";
 export * from "./transport/http.ts";
 export { TcpTransport, TcpClientTransport } from "./transport/tcp.ts";
-export type { HttpAuthProvider } from "./transport/auth-provider.ts";
 export * from "./auth/index.ts";
 export { compileSchema, validateSchema, formatSchemaErrors, type CompileSchemaOptions, type SchemaError, type ValidationResult } from "./schema/validate.ts";
 

@@ -21,6 +21,7 @@ export {
   type SessionRequestContext,
   type SessionServersRequest,
 } from "./sessions.ts";
+export type { AcpSessionAuth } from "./session-auth.ts";
 export { ScriptedAgent, SCRIPTED_AGENT_INFO } from "./agent.ts";
 export { toolKind } from "./content.ts";
 export { PERMISSION_OPTIONS } from "./tool-calls.ts";

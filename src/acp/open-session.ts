@@ -10,6 +10,7 @@ import { McpManager } from "../manager/manager.ts";
 import { createTransport } from "../manager/transport-factory.ts";
 import type { AcpAgentConnection } from "./connection.ts";
 import { textBlock } from "./content.ts";
+import { authFor } from "./session-auth.ts";
 import { sessionClientFeatures, type ServerPlan } from "./session-servers.ts";
 import type { AcpMcpSessionsOptions } from "./sessions.ts";
 import { SessionToolCalls, type ToolCallSession } from "./tool-calls.ts";
@@ -57,6 +58,7 @@ export class OpenSession implements ToolCallSession {
         wrapServer: (c: ResolvedServerConfig) => c.trust === "untrusted" || (wrapClient && this.plan.fromClient.has(c.name)),
       },
       clientFeatures: sessionClientFeatures(id, options.clientFeatures, () => this.plan),
+      auth: authFor(id, base.auth, options.auth),
     });
   }
 

@@ -28,6 +28,7 @@ import type { BridgedResult, BridgedTool } from "../bridge/types.ts";
 import type { McpServerConfig, TrustLevel } from "../config/types.ts";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { McpManager, McpManagerOptions, ServerStatus } from "../manager/manager.ts";
+import type { AcpSessionAuth } from "./session-auth.ts";
 import type { TransportFactory } from "../manager/transport-factory.ts";
 import type { ReadResourceResult } from "../mcp/types.ts";
 import { sessionNotFound, type AcpAgentConnection } from "./connection.ts";
@@ -79,6 +80,12 @@ export interface AcpMcpSessionsOptions {
   /** Options of every session's manager; `approve`, `redactor` and `clientFeatures` are the session's own. */
   manager?: Omit<McpManagerOptions, "approve" | "redactor" | "clientFeatures">;
   clientFeatures?: AcpClientFeatures;
+  /**
+   * OAuth for the sessions' HTTP servers: an `OAuthProvider` per server whose user step is
+   * `auth.authorize` (the agent's UI). A `manager.auth` given too wins for the servers it
+   * answers for.
+   */
+  auth?: AcpSessionAuth;
   /** Diagnostics (one line each, secrets redacted); never protocol output. */
   log?: (line: string) => void;
   mcpOverAcp?: McpOverAcpHook;

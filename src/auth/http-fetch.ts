@@ -28,6 +28,8 @@ export interface FetchedText {
   status: number;
   mediaType: string;
   text: string;
+  /** The `DPoP-Nonce` header, when the server sent one (RFC 9449 §8). */
+  dpopNonce?: string;
 }
 
 /**
@@ -101,7 +103,10 @@ export async function fetchText(url: URL, init: { method: "GET" | "POST"; header
   const text = new TextDecoder().decode(Buffer.concat(chunks));
   const type = res.headers.get("content-type") ?? "";
   const semi = type.indexOf(";");
-  return { status: res.status, mediaType: (semi === -1 ? type : type.slice(0, semi)).trim().toLowerCase(), text };
+  const out: FetchedText = { status: res.status, mediaType: (semi === -1 ? type : type.slice(0, semi)).trim().toLowerCase(), text };
+  const nonce = res.headers.get("dpop-nonce");
+  if (nonce !== null) out.dpopNonce = nonce;
+  return out;
 }
 
 /** Parses a fetched body as a JSON object, or throws `reason` naming `what`. */

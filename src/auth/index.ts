@@ -14,10 +14,13 @@ export {
   exchangeCode,
   refreshAccessToken,
   requestClientCredentialsToken,
+  requestJwtBearerToken,
+  JWT_BEARER_GRANT_TYPE,
   type ClientCredentials,
   type TokenEndpointAuthMethod,
   type TokenSet,
 } from "./token-request.ts";
+export { requestIdJag, ID_JAG_TOKEN_TYPE, type IdJagRequest } from "./token-exchange.ts";
 export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from "./loopback-redirect.ts";
 export { chooseScope, type ScopeSources } from "./scopes.ts";
 export type { OAuthHttpOptions } from "./http-fetch.ts";

@@ -6,7 +6,8 @@
  * (docs/decisions.md 116).
  */
 import { parseWwwAuthenticate, summarizeChallenges, type AuthChallenge } from "../transport/auth-error.ts";
-import type { HttpAuthProvider } from "../transport/auth-provider.ts";
+import type { HttpAuthProvider, UnauthorizedResponse } from "../transport/auth-provider.ts";
+import { DpopKey } from "./dpop.ts";
 import { AuthorizationRequest } from "./authorization-request.ts";
 import type { OAuthHttpOptions } from "./http-fetch.ts";
 import { OAuthError, clipText, oauthError, showUrl } from "./oauth-error.ts";
@@ -14,7 +15,15 @@ import { registerClient, type ClientRegistrationOptions } from "./registration.t
 import { discoverResourceMetadata, type ProtectedResourceMetadata } from "./resource-metadata.ts";
 import { chooseScope, splitScope } from "./scopes.ts";
 import { discoverServerMetadata, legacyServerMetadata, requirePkceS256, type AuthorizationServerMetadata } from "./server-metadata.ts";
-import { exchangeCode, refreshAccessToken, requestClientCredentialsToken, type ClientCredentials, type TokenSet } from "./token-request.ts";
+import {
+  exchangeCode,
+  refreshAccessToken,
+  requestClientCredentialsToken,
+  requestJwtBearerToken,
+  type ClientCredentials,
+  type TokenRequestOptions,
+  type TokenSet,
+} from "./token-request.ts";
 import { MemoryTokenStore, type StoredTokens, type TokenStore } from "./token-store.ts";
 
 /** Shows the user `url` and resolves with the redirect that came back (the URL or its query). */
@@ -28,8 +37,14 @@ export interface OAuthProviderOptions {
   /**
    * `authorization_code` (default): a user authorizes through `authorize`.
    * `client_credentials`: the client acts for itself with its configured secret or key.
+   * `jwt_bearer`: a workload presents the JWT `assertion` gives (RFC 7523, workload identity).
    */
-  grant?: "authorization_code" | "client_credentials";
+  grant?: "authorization_code" | "client_credentials" | "jwt_bearer";
+  /**
+   * `jwt_bearer`: the JWT to present, asked for each token request (such JWTs are short-lived):
+   * a workload identity token, or an ID-JAG for this `issuer` and `resource` (token-exchange.ts).
+   */
+  assertion?: (target: { issuer: string; resource: string }) => string | Promise<string>;
   /** Runs the user's part; without it a flow that needs the user fails with `INTERACTION_REQUIRED`. */
   authorize?: AuthorizeCallback;
   /** Default: a new {@link MemoryTokenStore}. */
@@ -42,6 +57,12 @@ export interface OAuthProviderOptions {
   refreshMarginMs?: number;
   /** Ask for `offline_access` when the authorization server lists it. Default true. */
   offlineAccess?: boolean;
+  /**
+   * Use DPoP (RFC 9449) with an authorization server that lists ES256 in
+   * `dpop_signing_alg_values_supported`. Default false: the key lives in memory only, so a
+   * program that keeps tokens for a later run (the CLI) cannot use what it would bind to it.
+   */
+  dpop?: boolean;
   /** Told every secret obtained (tokens, client secrets), e.g. to add it to a `Redactor`. */
   onSecret?: (value: string) => void;
   now?: () => number;
@@ -69,6 +90,10 @@ export class OAuthProvider implements HttpAuthProvider {
   private discovered: Discovered | undefined;
   /** Step-ups made for each challenged scope set (sorted), since the last 401. */
   private readonly stepUps = new Map<string, number>();
+  /** This provider's DPoP key, made when a server first takes DPoP (docs/decisions.md 122). */
+  private dpopKey: DpopKey | undefined;
+  /** The access tokens bound to {@link dpopKey}. */
+  private readonly dpopBound = new Set<string>();
   /** The one flow or refresh in flight; concurrent callers wait for it (a refresh race can revoke a token family). */
   private inFlight: Promise<string> | undefined;
 
@@ -106,8 +131,9 @@ export class OAuthProvider implements HttpAuthProvider {
    * tried first; then the whole flow runs. A 403 `insufficient_scope` asks for the union of the
    * scopes held and the ones the challenge names.
    */
-  handleUnauthorized(status: number, wwwAuthenticate: string | undefined): Promise<string> {
+  handleUnauthorized(status: number, wwwAuthenticate: string | undefined, response?: UnauthorizedResponse): Promise<string> {
     const challenge = summarizeChallenges(wwwAuthenticate ? parseWwwAuthenticate(wwwAuthenticate) : []);
+    if (challenge.error === "use_dpop_nonce" && response?.dpopNonce !== undefined && this.dpopKey !== undefined) return this.takeNonce(response.dpopNonce);
     return this.once(async () => {
       // A 401 may mean the server moved to another authorization server: discover again.
       const found = await this.discover(challenge.resourceMetadata, true);
@@ -132,6 +158,14 @@ export class OAuthProvider implements HttpAuthProvider {
       await this.store.deleteTokens(this.server);
       return this.authorizeAnew(found, challenge, stepUp ? (stored?.requestedScope ?? stored?.scope) : undefined);
     });
+  }
+
+  /** RFC 9449 §9: the server wants its nonce in the proofs; the token stays what it was. */
+  private async takeNonce(nonce: string): Promise<string> {
+    this.dpopKey!.setNonce(new URL(this.options.serverUrl), nonce);
+    const stored = await this.store.getTokens(this.server);
+    if (stored === undefined) throw oauthError("INTERACTION_REQUIRED", `${this.server} asked for a DPoP nonce, and no token is held to send with it`);
+    return stored.accessToken;
   }
 
   /** Forgets the tokens of this server (its client registration stays, keyed by issuer). */
@@ -172,7 +206,7 @@ export class OAuthProvider implements HttpAuthProvider {
     const client = await this.store.getClient(metadata.issuer);
     if (client === undefined) throw oauthError("REGISTRATION_FAILED", `no client is registered with ${clipText(metadata.issuer)} to refresh with`);
     const extra = stored.resource === undefined ? {} : { resource: stored.resource };
-    const tokens = await refreshAccessToken(metadata, client, stored.refreshToken!, extra, this.tokenOptions());
+    const tokens = await refreshAccessToken(metadata, client, stored.refreshToken!, extra, this.tokenOptions(metadata));
     const kept: StoredTokens = { ...tokens, issuer: stored.issuer, ...extra };
     if (stored.requestedScope !== undefined) kept.requestedScope = stored.requestedScope;
     return this.keep(kept);
@@ -191,9 +225,13 @@ export class OAuthProvider implements HttpAuthProvider {
     // RFC 8707 `resource` always goes, even to a 2025-03-26 server that has no metadata to
     // publish one: the specification says to send it whether or not the server supports it.
     const resourceUri = resource?.resource ?? canonicalServerUri(this.options.serverUrl);
-    const tokens = this.options.grant === "client_credentials"
-      ? await requestClientCredentialsToken(metadata, client, scope === undefined ? { resource: resourceUri } : { resource: resourceUri, scope }, this.tokenOptions())
-      : await this.authorizationCode(metadata, client, resourceUri, scope);
+    const extra = scope === undefined ? { resource: resourceUri } : { resource: resourceUri, scope };
+    const grant = this.options.grant;
+    const tokens = grant === "client_credentials"
+      ? await requestClientCredentialsToken(metadata, client, extra, this.tokenOptions(metadata))
+      : grant === "jwt_bearer"
+        ? await requestJwtBearerToken(metadata, client, await this.assertion(metadata.issuer, resourceUri), extra, this.tokenOptions(metadata))
+        : await this.authorizationCode(metadata, client, resourceUri, scope);
     const stored: StoredTokens = { ...tokens, issuer: metadata.issuer, resource: resourceUri };
     if (scope !== undefined) stored.requestedScope = scope;
     return this.keep(stored);
@@ -209,11 +247,29 @@ export class OAuthProvider implements HttpAuthProvider {
     }
     const request = new AuthorizationRequest({ metadata, clientId: client.clientId, redirectUri: this.options.redirectUri, resource: resourceUri, scope });
     const grant = request.acceptRedirect(await authorize(request.url, { issuer: metadata.issuer, server: this.server }));
-    return exchangeCode(metadata, client, grant, this.tokenOptions());
+    return exchangeCode(metadata, client, grant, this.tokenOptions(metadata));
   }
 
-  private tokenOptions() {
-    return { ...this.options.http, now: () => this.now() };
+  private async assertion(issuer: string, resource: string): Promise<string> {
+    const source = this.options.assertion;
+    if (source === undefined) throw oauthError("INTERACTION_REQUIRED", `${this.server}: the jwt_bearer grant needs an assertion, and none was configured`);
+    return source({ issuer, resource });
+  }
+
+  private tokenOptions(metadata: AuthorizationServerMetadata): TokenRequestOptions {
+    const options: TokenRequestOptions = { ...this.options.http, now: () => this.now() };
+    // RFC 9449 §5.1: DPoP only with a server that says it takes ES256 proofs.
+    if (this.options.dpop === true && metadata.dpopSigningAlgValuesSupported?.includes("ES256")) options.dpop = this.dpopKey ??= new DpopKey();
+    return options;
+  }
+
+  /**
+   * The headers of a request with `token`: a DPoP-bound token goes with the `DPoP` scheme and a
+   * proof for this very request (its method, URL and the token's hash); any other as Bearer.
+   */
+  authorizationHeaders(token: string, method: string, url: URL): Record<string, string> {
+    if (this.dpopKey === undefined || !this.dpopBound.has(token)) return { authorization: `Bearer ${token}` };
+    return { authorization: `DPoP ${token}`, dpop: this.dpopKey.proof(method, url, token, this.now()) };
   }
 
   /** The stored client for this issuer, or a new registration (saved before it is used, unless configured). */
@@ -255,6 +311,7 @@ export class OAuthProvider implements HttpAuthProvider {
   }
 
   private async keep(tokens: StoredTokens): Promise<string> {
+    if (tokens.tokenType === "DPoP") this.dpopBound.add(tokens.accessToken);
     this.options.onSecret?.(tokens.accessToken);
     if (tokens.refreshToken !== undefined) this.options.onSecret?.(tokens.refreshToken);
     await this.store.saveTokens(this.server, tokens);

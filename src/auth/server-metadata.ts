@@ -17,6 +17,8 @@ export interface AuthorizationServerMetadata {
   grantTypesSupported?: string[];
   tokenEndpointAuthMethodsSupported?: string[];
   codeChallengeMethodsSupported?: string[];
+  /** RFC 9449 §5.1: the proof algorithms the server takes; DPoP is used only when ES256 is listed. */
+  dpopSigningAlgValuesSupported?: string[];
   /** Client ID Metadata Documents: a URL may be the `client_id`. */
   clientIdMetadataDocumentSupported?: boolean;
   /** RFC 9207: the redirect carries `iss`, and the client must then require it. */
@@ -61,8 +63,9 @@ export async function discoverServerMetadata(issuer: string, options: OAuthHttpO
 /**
  * The 2025-03-26 way, for a server with no protected resource metadata: the authorization
  * server is the MCP server's origin; its RFC 8414 metadata at the root, else the default
- * endpoints `/authorize`, `/token` and `/register` there. The metadata's `issuer` must be that
- * origin (with or without a final `/`, which the URL form of an origin cannot tell apart).
+ * endpoints `/authorize`, `/token` and `/register` there. The metadata's `issuer` must be on
+ * that origin, at any path (docs/decisions.md 123): the document came from the MCP server's
+ * own origin, and 2025-03-26 servers name their issuer `/oauth` and the like.
  */
 export async function legacyServerMetadata(serverUrl: string | URL, options: OAuthHttpOptions = {}): Promise<AuthorizationServerMetadata> {
   const server = requireSafeUrl(String(serverUrl), "MCP server URL");
@@ -70,7 +73,7 @@ export async function legacyServerMetadata(serverUrl: string | URL, options: OAu
   const found = await firstAnswer([new URL("/.well-known/oauth-authorization-server", origin)], options);
   if (found !== undefined) {
     const metadata = readServerMetadata(found.doc, found.where);
-    if (metadata.issuer !== origin && metadata.issuer !== `${origin}/`) throw issuerMismatch(found.where, metadata.issuer, origin);
+    if (originOf(metadata.issuer) !== origin) throw issuerMismatch(found.where, metadata.issuer, origin);
     return metadata;
   }
   return {
@@ -104,6 +107,7 @@ export function readServerMetadata(doc: Record<string, unknown>, where: string):
     ["grant_types_supported", "grantTypesSupported"],
     ["token_endpoint_auth_methods_supported", "tokenEndpointAuthMethodsSupported"],
     ["code_challenge_methods_supported", "codeChallengeMethodsSupported"],
+    ["dpop_signing_alg_values_supported", "dpopSigningAlgValuesSupported"],
   ] as const;
   for (const [wire, key] of lists) {
     const v = f.strings(wire);
@@ -135,6 +139,14 @@ async function firstAnswer(candidates: readonly URL[], options: OAuthHttpOptions
     return { doc: jsonObject(fetched, "authorization server metadata", showUrl(url), "METADATA_INVALID"), where: showUrl(url) };
   }
   return undefined;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function issuerMismatch(where: string, got: string, expected: string) {

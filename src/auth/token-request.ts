@@ -5,6 +5,7 @@
 import type { KeyObject } from "node:crypto";
 import type { AuthorizationGrant } from "./authorization-request.ts";
 import { createClientAssertion, JWT_BEARER_ASSERTION_TYPE } from "./client-assertion.ts";
+import type { DpopKey } from "./dpop.ts";
 import { fetchText, jsonObject, requireSafeUrl, type OAuthHttpOptions } from "./http-fetch.ts";
 import { FieldReader } from "./metadata-fields.ts";
 import { clipText, oauthError, showUrl } from "./oauth-error.ts";
@@ -27,7 +28,8 @@ export interface ClientCredentials {
 /** Tokens from one token response. `expiresAt` is in ms since the epoch. */
 export interface TokenSet {
   accessToken: string;
-  tokenType: "Bearer";
+  /** `DPoP`: bound to the key whose proof went with the token request (RFC 9449). */
+  tokenType: "Bearer" | "DPoP";
   expiresAt?: number;
   refreshToken?: string;
   scope?: string;
@@ -36,6 +38,8 @@ export interface TokenSet {
 /** Options of a token request: the HTTP bounds plus the clock the expiry is computed with. */
 export interface TokenRequestOptions extends OAuthHttpOptions {
   now?: () => number;
+  /** Send a DPoP proof with the request and accept a DPoP-bound token (RFC 9449 §5). */
+  dpop?: DpopKey;
 }
 
 /** Redeems an authorization code (after {@link AuthorizationRequest.acceptRedirect} checked the redirect). */
@@ -56,8 +60,27 @@ export function requestClientCredentialsToken(
   options: TokenRequestOptions = {},
 ): Promise<TokenSet> {
   const form = new URLSearchParams({ grant_type: "client_credentials" });
-  if (extra.resource !== undefined) form.set("resource", extra.resource);
-  if (extra.scope !== undefined) form.set("scope", extra.scope);
+  setExtra(form, extra);
+  return tokenRequest(metadata, client, form, options);
+}
+
+/** RFC 7523 §2.1: a JWT as an authorization grant. */
+export const JWT_BEARER_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/**
+ * The JWT-bearer grant (RFC 7523 §2.1): a token for a workload that proves who it is with a JWT
+ * its platform issued (workload identity federation), no user and no stored secret involved.
+ * The assertion is sent as given; the client authenticates as registered (often `none`).
+ */
+export function requestJwtBearerToken(
+  metadata: AuthorizationServerMetadata,
+  client: ClientCredentials,
+  assertion: string,
+  extra: { resource?: string; scope?: string } = {},
+  options: TokenRequestOptions = {},
+): Promise<TokenSet> {
+  const form = new URLSearchParams({ grant_type: JWT_BEARER_GRANT_TYPE, assertion });
+  setExtra(form, extra);
   return tokenRequest(metadata, client, form, options);
 }
 
@@ -73,8 +96,7 @@ export async function refreshAccessToken(
   options: TokenRequestOptions = {},
 ): Promise<TokenSet> {
   const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken });
-  if (extra.resource !== undefined) form.set("resource", extra.resource);
-  if (extra.scope !== undefined) form.set("scope", extra.scope);
+  setExtra(form, extra);
   const tokens = await tokenRequest(metadata, client, form, options);
   return tokens.refreshToken === undefined ? { ...tokens, refreshToken } : tokens;
 }
@@ -117,8 +139,19 @@ async function tokenRequest(metadata: AuthorizationServerMetadata, client: Clien
   }
   const grantType = form.get("grant_type") ?? "";
   const where = showUrl(endpoint);
-  const fetched = await fetchText(endpoint, { method: "POST", headers, body: form.toString() }, "token endpoint", options);
-  const doc = jsonObject(fetched, "the answer of token endpoint", where, "TOKEN_RESPONSE_INVALID");
+  const dpop = options.dpop;
+  const send = () => {
+    if (dpop !== undefined) headers.dpop = dpop.proof("POST", endpoint);
+    return fetchText(endpoint, { method: "POST", headers, body: form.toString() }, "token endpoint", options);
+  };
+  let fetched = await send();
+  let doc = jsonObject(fetched, "the answer of token endpoint", where, "TOKEN_RESPONSE_INVALID");
+  // RFC 9449 §8: a server that wants a nonce in the proof says so once; the request goes again with it.
+  if (dpop !== undefined && fetched.status === 400 && doc.error === "use_dpop_nonce" && fetched.dpopNonce !== undefined) {
+    dpop.setNonce(endpoint, fetched.dpopNonce);
+    fetched = await send();
+    doc = jsonObject(fetched, "the answer of token endpoint", where, "TOKEN_RESPONSE_INVALID");
+  }
   if (fetched.status < 200 || fetched.status > 299) {
     const error = typeof doc.error === "string" ? doc.error : undefined;
     if (error === undefined) {
@@ -131,18 +164,21 @@ async function tokenRequest(metadata: AuthorizationServerMetadata, client: Clien
       error: clipText(error),
     });
   }
-  return readTokenResponse(doc, where, (options.now ?? Date.now)());
+  return readTokenResponse(doc, where, (options.now ?? Date.now)(), dpop !== undefined);
 }
 
-/** Checks a token response field by field (RFC 6749 §5.1); only Bearer tokens are taken. */
-export function readTokenResponse(doc: Record<string, unknown>, where: string, now: number): TokenSet {
+/**
+ * Checks a token response field by field (RFC 6749 §5.1): Bearer tokens, and DPoP-bound ones
+ * when a proof went with the request (`dpop`).
+ */
+export function readTokenResponse(doc: Record<string, unknown>, where: string, now: number, dpop = false): TokenSet {
   const f = new FieldReader(doc, `the token response of ${where}`, "TOKEN_RESPONSE_INVALID");
   const accessToken = f.requiredString("access_token");
-  const tokenType = f.requiredString("token_type");
-  if (tokenType.toLowerCase() !== "bearer") {
-    throw oauthError("TOKEN_RESPONSE_INVALID", `the token response of ${where} has token_type "${clipText(tokenType)}"; only Bearer is supported`, { url: where });
+  const tokenType = f.requiredString("token_type").toLowerCase();
+  if (tokenType !== "bearer" && !(dpop && tokenType === "dpop")) {
+    throw oauthError("TOKEN_RESPONSE_INVALID", `the token response of ${where} has token_type "${clipText(tokenType)}"; only ${dpop ? "Bearer and DPoP are" : "Bearer is"} supported`, { url: where });
   }
-  const out: TokenSet = { accessToken, tokenType: "Bearer" };
+  const out: TokenSet = { accessToken, tokenType: tokenType === "dpop" ? "DPoP" : "Bearer" };
   const expiresIn = f.count("expires_in");
   if (expiresIn !== undefined) out.expiresAt = now + expiresIn * 1000;
   const refresh = f.string("refresh_token");
@@ -150,6 +186,12 @@ export function readTokenResponse(doc: Record<string, unknown>, where: string, n
   const scope = f.string("scope");
   if (scope !== undefined) out.scope = scope;
   return out;
+}
+
+/** RFC 8707 `resource` and `scope`, when given. */
+function setExtra(form: URLSearchParams, extra: { resource?: string; scope?: string }): void {
+  if (extra.resource !== undefined) form.set("resource", extra.resource);
+  if (extra.scope !== undefined) form.set("scope", extra.scope);
 }
 
 /** application/x-www-form-urlencoded for one value, as RFC 6749 §2.3.1 asks before Basic. */

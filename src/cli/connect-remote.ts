@@ -8,11 +8,12 @@ import type { McpServerConfig } from "../config/types.ts";
 import { AutoHttpClientTransport } from "../transport/http-auto.ts";
 import { StreamableHttpClientTransport } from "../transport/http-client.ts";
 import { SseClientTransport } from "../transport/sse-client.ts";
+import type { HttpAuthProvider } from "../transport/auth-provider.ts";
 import type { Transport } from "../transport/transport.ts";
 
 /** The transport for a remote config (`transport` is "http", "sse" or "auto"). */
-export function remoteTransport(config: McpServerConfig): Transport {
-  const http = { url: config.url ?? "", headers: config.headers ?? {} };
+export function remoteTransport(config: McpServerConfig, auth?: HttpAuthProvider): Transport {
+  const http = { url: config.url ?? "", headers: config.headers ?? {}, auth };
   if (config.transport === "http") return new StreamableHttpClientTransport(http);
   if (config.transport === "sse") return new SseClientTransport(http);
   return new AutoHttpClientTransport(http);

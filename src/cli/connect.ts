@@ -6,6 +6,7 @@ import type { McpServerConfig } from "../config/types.ts";
 import { McpClient } from "../mcp/client.ts";
 import type { InitializeResult } from "../mcp/types.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
+import type { HttpAuthProvider } from "../transport/auth-provider.ts";
 import type { Transport } from "../transport/transport.ts";
 import { packageVersion } from "./version.ts";
 import { trackClient } from "./open-clients.ts";
@@ -27,6 +28,8 @@ export interface TransportOptions {
   inheritEnv?: boolean;
   /** Where a stdio server's stderr lines go (they are kept in the transport's ring buffer too). */
   onStderr?: (line: string) => void;
+  /** A remote server's auth provider (bearer tokens, the OAuth flow on 401/403). */
+  auth?: HttpAuthProvider;
 }
 
 /**
@@ -45,7 +48,7 @@ export async function transportFor(config: McpServerConfig, options: TransportOp
       onStderr: options.onStderr,
     });
   }
-  return (await import("./connect-remote.ts")).remoteTransport(config);
+  return (await import("./connect-remote.ts")).remoteTransport(config, options.auth);
 }
 
 /** A client for the CLI, named after the installed version. */
@@ -57,11 +60,11 @@ export function newClient(connectTimeoutMs: number | undefined): McpClient {
  * Completes the handshake over `transport`; the client closes the transport if it fails.
  * `where` names a remote server in {@link ConnectedServer.target} (its URL, shown to people).
  */
-export async function connectWith(client: McpClient, transport: Transport, where = ""): Promise<ConnectedServer> {
+export async function connectWith(client: McpClient, transport: Transport, where = "", signal?: AbortSignal): Promise<ConnectedServer> {
   // process.hrtime, not performance.now(): the first use of `performance` loads perf_hooks
   // and seven more of Node's modules, a cost every cold CLI run would pay.
   const started = process.hrtime.bigint();
-  const init = await client.connect(transport);
+  const init = await client.connect(transport, signal === undefined ? {} : { signal });
   const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
   if (transport instanceof StdioClientTransport) {
     const target = transport.resolvedCommand ?? "";

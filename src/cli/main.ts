@@ -27,6 +27,8 @@ commands
   shim <port>                     stdio MCP server piped to a conductor (token in MCP_BRIDGE_SHIM_TOKEN)
   vendor <dir> [--subset client|server|manager|acp|all] | vendor --verify <dir>
                                   copy the library's source with a MANIFEST.sha256, or check a copy
+  auth status <url> | auth logout <url>
+                                  the OAuth tokens kept for a remote server (never shown), or forget them
 
 <server> is one of
   [--env NAME=value]... [--inherit-env] -- <command> [args...]        a stdio server
@@ -42,6 +44,9 @@ options
                        (debug info notice warning error critical alert emergency)
   --verbose            show the server's stderr and log messages on stderr as they come
   --context '<json>'   complete: values already chosen for the other arguments
+  --open               OAuth: open the authorization URL in a browser (it is always printed on stderr)
+  --auth-timeout <ms>  OAuth: how long to wait for the browser step (default 300000); tokens are kept
+                       in $XDG_CONFIG_HOME/mcp-bridge/oauth/tokens.json (else ~/.config/...), mode 0600
   --version            print the version
   --help               print this text
 
@@ -54,8 +59,8 @@ exit codes
   5  protocol error: the server answered with a JSON-RPC error, or with something that is not MCP`;
 
 const SPEC = {
-  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset"],
-  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify"],
+  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset", "auth-timeout"],
+  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify", "open"],
 };
 
 /** The process's terminal: stdout's width, and in-place progress when stderr is a terminal. */
@@ -124,6 +129,8 @@ export async function main(
         return await (await import("./shim.ts")).runShimCommand(args, { err });
       case "vendor":
         return await (await import("./vendor.ts")).runVendor(args, io);
+      case "auth":
+        return await (await import("./auth-command.ts")).runAuth(args, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(sub)}`);
     }

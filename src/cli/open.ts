@@ -7,6 +7,7 @@
 import { resolveSecrets, SecretError } from "../config/secrets.ts";
 import type { McpServerConfig } from "../config/types.ts";
 import { LOGGING_LEVELS, type LoggingLevel, type LoggingMessageNotificationParams } from "../mcp/types.ts";
+import { BridgeError } from "../jsonrpc/errors.ts";
 import { Redactor, redactUrl } from "../security/redact.ts";
 import { lastLines } from "../transport/ring-buffer.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
@@ -30,6 +31,8 @@ const STDERR_TAIL_LINES = 10;
 const STDERR_TAIL_CHARS = 2048;
 const DEFAULT_CONNECT_MS = 30_000;
 const DEFAULT_TOOL_MS = 120_000;
+/** How long `--auth-timeout` lets a person take for the browser step by default, ms. */
+const DEFAULT_AUTH_WAIT_MS = 300_000;
 
 /**
  * Connects to the server, runs `command`, and closes the server (stopping its process) on
@@ -43,15 +46,19 @@ export async function withServer(
   const level = logLevelFlag(args);
   const timeout = args.flags.has("timeout") ? intFlag(args, "timeout", DEFAULT_CONNECT_MS) : undefined;
   const verbose = args.flags.has("verbose");
-  const { config, redact } = await resolve(await serverFromArgs(args));
+  const { config, redact, redactor } = await resolve(await serverFromArgs(args));
   const safe: CliIo = { ...io, out: (t) => io.out(redact(t)), err: (t) => io.err(redact(t)) };
   const label = config.transport === "stdio" ? `server "${config.name}"` : `server ${redactUrl(config.url ?? "")}`;
+  const connectMs = timeout ?? config.timeout ?? DEFAULT_CONNECT_MS;
+  const oauth = await oauthFor(config, args, safe, redactor, connectMs);
 
   const transport = await transportFor(config, {
     inheritEnv: args.flags.has("inherit-env"),
     onStderr: verbose ? (line) => safe.err(`[${config.name}] ${printable(line)}`) : undefined,
+    auth: oauth?.provider,
   });
-  const client = newClient(timeout ?? config.timeout ?? DEFAULT_CONNECT_MS);
+  // The hard cap; while nobody is being waited for, `oauth.deadline` keeps the usual limit.
+  const client = newClient(connectMs + (oauth?.waitMs ?? 0));
   if (level !== undefined || verbose) client.on("log", (p) => safe.err(formatLog(p)));
   const failure = (err: unknown): ServerFailure => {
     const stdio = transport instanceof StdioClientTransport ? transport : undefined;
@@ -62,9 +69,11 @@ export async function withServer(
 
   let server: ConnectedServer;
   try {
-    server = await connectWith(client, transport, redactUrl(config.url ?? ""));
+    server = await connectWith(client, transport, redactUrl(config.url ?? ""), oauth?.deadline.signal);
   } catch (err) {
-    throw failure(err);
+    throw failure(oauth?.deadline.expired ?? err);
+  } finally {
+    oauth?.deadline.clear();
   }
   try {
     if (level !== undefined) {
@@ -89,8 +98,29 @@ function logLevelFlag(args: ParsedArgs): LoggingLevel | undefined {
   return level as LoggingLevel;
 }
 
+/**
+ * OAuth for a remote server (docs/decisions.md 121), unless the command line or the config
+ * gives an `Authorization` header: a token chosen by hand is not replaced behind the user's back.
+ */
+async function oauthFor(config: McpServerConfig, args: ParsedArgs, io: CliIo, redactor: Redactor, connectMs: number) {
+  if (config.transport === "stdio" || Object.keys(config.headers ?? {}).some((h) => h.toLowerCase() === "authorization")) return undefined;
+  const { CliOAuth, ConnectDeadline } = await import("./auth-flow.ts");
+  const waitMs = intFlag(args, "auth-timeout", DEFAULT_AUTH_WAIT_MS);
+  const expired = new BridgeError("TIMEOUT", `server ${redactUrl(config.url ?? "")} did not complete the handshake within ${connectMs} ms`, { details: { timeoutMs: connectMs } });
+  const deadline = new ConnectDeadline(connectMs, expired);
+  const provider = new CliOAuth(config.url ?? "", {
+    io,
+    redactor,
+    open: args.flags.has("open"),
+    waitMs,
+    requestTimeoutMs: connectMs,
+    onUserWait: (waiting) => (waiting ? deadline.pause() : deadline.resume()),
+  });
+  return { provider, deadline, waitMs };
+}
+
 /** Resolves `secret://` references; the redactor then knows every secret and credential. */
-async function resolve(declared: McpServerConfig): Promise<{ config: McpServerConfig; redact: (text: string) => string }> {
+async function resolve(declared: McpServerConfig): Promise<{ config: McpServerConfig; redact: (text: string) => string; redactor: Redactor }> {
   let resolved: { config: McpServerConfig; secrets: string[] };
   try {
     resolved = await resolveSecrets(declared);
@@ -101,7 +131,8 @@ async function resolve(declared: McpServerConfig): Promise<{ config: McpServerCo
   const redactor = new Redactor();
   redactor.addFromConfig(resolved.config);
   for (const secret of resolved.secrets) redactor.addSecret(secret);
-  return { config: resolved.config, redact: redactor.size === 0 ? (t) => t : (t) => redactor.redact(t) };
+  // Asked each time: OAuth adds the tokens it obtains during the command.
+  return { config: resolved.config, redact: (t) => (redactor.size === 0 ? t : redactor.redact(t)), redactor };
 }
 
 /** `[warning] db: disk almost full`: one line per log message, data as text or JSON. */

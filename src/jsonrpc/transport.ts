@@ -15,6 +15,26 @@ export interface TransportSendOptions {
 }
 
 /**
+ * Who a verified OAuth access token belongs to and what it allows, as a protected Streamable
+ * HTTP server's verifier established it (transport/http-protected.ts). Handlers read it as
+ * `ctx.auth`.
+ */
+export interface AuthInfo {
+  /** The authorization server's client id the token was issued to. */
+  clientId?: string;
+  /** The resource owner (`sub`), when the token names one. */
+  subject?: string;
+  /** Scopes the token grants. */
+  scopes: readonly string[];
+  /** Expiry, seconds since the epoch; a token past it is refused. */
+  expiresAt?: number;
+  /** The token's audience (`aud`); when given it must include this server's `resource`. */
+  audience?: string | readonly string[];
+  /** Anything else the verifier wants handlers to see (claims, tenant, ...). */
+  extra?: Readonly<Record<string, unknown>>;
+}
+
+/**
  * A bidirectional message channel.
  *
  * Rules every implementation keeps:
@@ -53,4 +73,6 @@ export interface Transport {
    * a header; others ignore it).
    */
   setProtocolVersion?: (version: string) => void;
+  /** The verified principal of the requests it carries, on a server transport that checks tokens. */
+  readonly authInfo?: AuthInfo | undefined;
 }

@@ -9,6 +9,7 @@ import type { ResolvedServerConfig } from "../config/types.ts";
 import { BridgeError } from "../jsonrpc/errors.ts";
 import { McpClient } from "../mcp/client.ts";
 import type { Tool } from "../mcp/types.ts";
+import type { HttpAuthProvider } from "../transport/auth-provider.ts";
 import type { Transport } from "../transport/transport.ts";
 import { clientFeatureOptions, forwardElicitationComplete } from "./client-features.ts";
 import type { ServerConnectionOptions } from "./connection.ts";
@@ -18,6 +19,8 @@ import { createTransport, prepareServer } from "./transport-factory.ts";
 export interface AttemptDeps {
   readonly config: ResolvedServerConfig;
   readonly options: ServerConnectionOptions;
+  /** The server's auth provider (see `ServerConnectionOptions.auth`), the same for every attempt. */
+  readonly auth: HttpAuthProvider | undefined;
   /** A new transport, before it starts: the connection tracks its process from here on. */
   onTransport(transport: Transport): void;
   /** A new client, before it connects: the connection listens to its events. */
@@ -59,6 +62,7 @@ export class ConnectAttempt {
       onStderr: (line) => this.#deps.log("stderr", "info", line),
       onLog: (message) => this.#deps.log("transport", "debug", message),
       shutdownGraceMs: options.shutdownGraceMs,
+      auth: this.#deps.auth,
     });
     const client = new McpClient({
       ...clientFeatureOptions(config.name, options.clientFeatures, options.redactor),

@@ -29,7 +29,8 @@ import type { ConnectionEvents, ServerState, StateChange, WarningKind } from "./
 import { ChildTracker, HealthMonitor, type HealthOptions } from "./health.ts";
 import { RestartBudget } from "./restart-budget.ts";
 import { ToolList } from "./tool-list.ts";
-import { transportPid, type PrepareOptions, type TransportFactory } from "./transport-factory.ts";
+import { redactingAuth, transportPid, type PrepareOptions, type TransportFactory } from "./transport-factory.ts";
+import type { HttpAuthProvider } from "../transport/auth-provider.ts";
 
 export type { HealthOptions } from "./health.ts";
 
@@ -50,6 +51,16 @@ export interface ServerConnectionOptions extends PrepareOptions {
   shutdownGraceMs?: number;
   /** Default {@link createTransport}. */
   transportFactory?: TransportFactory;
+  /**
+   * The auth provider of an HTTP server (an `OAuthProvider` per server, or the host's own),
+   * asked once per server and kept across its reconnections; undefined for none. Every token
+   * it hands out is added to the redactor.
+   *
+   * ```ts
+   * auth: (server) => new OAuthProvider({ serverUrl: server.url!, redirectUri, authorize: askUser })
+   * ```
+   */
+  auth?: (server: ResolvedServerConfig) => HttpAuthProvider | undefined;
   /** Roots, sampling and elicitation offered to the server; each declared only when set. */
   clientFeatures?: ClientFeatures;
   /**
@@ -128,9 +139,11 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
         this.#fail(new BridgeError("TIMEOUT", `server ${JSON.stringify(this.name)} failed ${limit} health checks in a row`), true);
       },
     );
+    const auth = config.transport === "stdio" ? undefined : options.auth?.(config);
     this.#attemptDeps = {
       config,
       options,
+      auth: auth === undefined ? undefined : redactingAuth(auth, options.redactor),
       onTransport: (transport) => {
         this.#children.add(transport);
         this.#newestTransport = transport;

@@ -19,6 +19,7 @@ import { AutoHttpClientTransport } from "../transport/http-auto.ts";
 import { StreamableHttpClientTransport } from "../transport/http-client.ts";
 import { SseClientTransport } from "../transport/sse-client.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
+import type { HttpAuthProvider } from "../transport/auth-provider.ts";
 import type { Transport } from "../transport/transport.ts";
 
 /** A config ready to connect: secrets resolved and every security check passed. */
@@ -90,6 +91,8 @@ export interface TransportHooks {
   onLog?: (message: string) => void;
   /** stdio: each of the two shutdown waits, ms. Default 2000 (the transport's). */
   shutdownGraceMs?: number;
+  /** http/sse/auto: the server's auth provider (bearer tokens, 401/403 handling). */
+  auth?: HttpAuthProvider;
 }
 
 /** Builds a transport for a prepared server; replaceable (tests, embedders with own transports). */
@@ -120,7 +123,7 @@ export function createTransport(prepared: PreparedServer, hooks: TransportHooks 
     case "sse":
     case "auto": {
       if (prepared.url === undefined) throw new TypeError(`${serverLabel(config.name)}: prepared without a url`);
-      const options = { url: prepared.url, headers: { ...config.headers }, onLog: hooks.onLog };
+      const options = { url: prepared.url, headers: { ...config.headers }, onLog: hooks.onLog, auth: hooks.auth };
       if (config.transport === "http") return new StreamableHttpClientTransport(options);
       if (config.transport === "sse") return new SseClientTransport(options);
       return new AutoHttpClientTransport(options);
@@ -128,6 +131,25 @@ export function createTransport(prepared: PreparedServer, hooks: TransportHooks 
     default:
       throw new TypeError(`${serverLabel(config.name)}: unknown transport ${JSON.stringify(config.transport as string)}`);
   }
+}
+
+/**
+ * `provider` with every token it hands out added to `redactor` first, so no log line, event or
+ * error the session emits can show one (a provider the host built knows nothing of the session).
+ */
+export function redactingAuth(provider: HttpAuthProvider, redactor: Redactor): HttpAuthProvider {
+  return {
+    accessToken: async () => {
+      const token = await provider.accessToken();
+      if (token !== undefined) redactor.addSecret(token);
+      return token;
+    },
+    handleUnauthorized: async (status, wwwAuthenticate) => {
+      const token = await provider.handleUnauthorized(status, wwwAuthenticate);
+      redactor.addSecret(token);
+      return token;
+    },
+  };
 }
 
 /** The process id behind a transport, for stdio transports that spawned one. */

@@ -7,7 +7,7 @@ import type { RequestContext, RequestOptions } from "../jsonrpc/peer.ts";
 import { isPlainObject } from "../util/object.ts";
 import type { HandlerContext } from "./server-registry.ts";
 import type { ServerSession } from "./server-session.ts";
-import type { AuthInfo } from "./auth-info.ts";
+import type { AuthInfo } from "../jsonrpc/transport.ts";
 import type { LoggingLevel } from "./types.ts";
 
 /** Options of a request to the client; `inputKey` names it in the stateless era's `inputRequests`. */
@@ -44,7 +44,7 @@ export class ToolCallContext implements HandlerContext {
     return this.ctx.progressToken;
   }
   get auth(): AuthInfo | undefined {
-    return (this.session.transport as { authInfo?: AuthInfo }).authInfo;
+    return this.session.transport.authInfo;
   }
   sendProgress(progress: number, total?: number, message?: string): Promise<void> {
     return this.ctx.sendProgress(progress, total, message);

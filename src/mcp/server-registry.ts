@@ -24,7 +24,7 @@ import { isCallToolResult } from "./types.ts";
 import { parseUriTemplate, type UriTemplate } from "./uri-template.ts";
 import type { ServerSession } from "./server-session.ts";
 import { isPlainObject } from "../util/object.ts";
-import type { AuthInfo } from "./auth-info.ts";
+import type { AuthInfo } from "../jsonrpc/transport.ts";
 
 /** What a handler can use while it serves one request. */
 export interface HandlerContext {

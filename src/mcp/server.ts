@@ -34,7 +34,7 @@ import { RequestStateSeal } from "./request-state.ts";
 
 export { ServerSession } from "./server-session.ts";
 export type { InputOptions } from "./server-context.ts";
-export type { AuthInfo } from "./auth-info.ts";
+export type { AuthInfo } from "../jsonrpc/transport.ts";
 export { InputRequired, InputResponseError, type InputRequest, type InputRequiredResult } from "./input-round.ts";
 export type { CacheHints } from "./era-meta.ts";
 export type {

@@ -2,9 +2,9 @@
  * HTTP 401/403 from an MCP server: a typed error carrying the parsed `WWW-Authenticate`
  * challenge, and the parser for that header (RFC 9110 §11.6.1).
  *
- * This client does not run OAuth. It surfaces what the server asked for (RFC 9728
- * `resource_metadata`, `scope`, RFC 6750 `error`) so a person or a host application can get a
- * token and configure it as a header.
+ * It surfaces what the server asked for (RFC 9728 `resource_metadata`, `scope`, RFC 6750
+ * `error`). A transport with an `auth` provider hands the challenge to it first (./http-auth.ts);
+ * without one, a person or a host application can get a token and configure it as a header.
  */
 import { BridgeError, type BridgeErrorOptions } from "../jsonrpc/errors.ts";
 
@@ -150,12 +150,18 @@ export class AuthError extends BridgeError {
   readonly challenges: readonly WwwAuthenticateChallenge[];
   /** The endpoint (origin and path; the query string is left out in case it holds a secret). */
   readonly url: string;
+  /** The `WWW-Authenticate` header as received, for an auth provider to parse (not in the message). */
+  readonly wwwAuthenticate: string | undefined;
+  /** The `DPoP-Nonce` header, when the server sent one (RFC 9449 §9). */
+  readonly dpopNonce: string | undefined;
 
   constructor(
     code: "AUTH_FAILED",
     message: string,
     options: Omit<BridgeErrorOptions, "details"> & {
       details: { status: number; url: string; challenge: AuthChallenge; challenges: readonly WwwAuthenticateChallenge[] };
+      wwwAuthenticate?: string | undefined;
+      dpopNonce?: string | undefined;
     },
   ) {
     super(code, message, options);
@@ -164,13 +170,15 @@ export class AuthError extends BridgeError {
     this.challenge = options.details.challenge;
     this.challenges = options.details.challenges;
     this.url = options.details.url;
+    this.wwwAuthenticate = options.wwwAuthenticate;
+    this.dpopNonce = options.dpopNonce;
   }
 
   /** The error for a 401/403 answer from `url` (query string already left out) with its `WWW-Authenticate` header. */
-  static fromResponse(status: number, url: string, wwwAuthenticate: string | undefined): AuthError {
+  static fromResponse(status: number, url: string, wwwAuthenticate: string | undefined, dpopNonce?: string): AuthError {
     const challenges = wwwAuthenticate ? parseWwwAuthenticate(wwwAuthenticate) : [];
     const challenge = summarizeChallenges(challenges);
-    return new AuthError("AUTH_FAILED", authMessage(status, url, challenge), { details: { status, url, challenge, challenges } });
+    return new AuthError("AUTH_FAILED", authMessage(status, url, challenge), { details: { status, url, challenge, challenges }, wwwAuthenticate, dpopNonce });
   }
 }
 
@@ -189,8 +197,8 @@ function authMessage(status: number, url: string, c: AuthChallenge): string {
   if (c.resourceMetadata) asked.push(`resource metadata ${clip(c.resourceMetadata)}`);
   const challenge = asked.length > 0 ? ` (WWW-Authenticate: ${asked.join(", ")})` : " (no WWW-Authenticate challenge)";
   return (
-    `HTTP ${status} from ${url}: ${what}${challenge}. OAuth is not supported by this client; ` +
-    `obtain a token yourself and pass it as a header, e.g. "Authorization: Bearer <token>"`
+    `HTTP ${status} from ${url}: ${what}${challenge}. Give the transport an \`auth\` provider (OAuthProvider), ` +
+    `or obtain a token yourself and pass it as a header, e.g. "Authorization: Bearer <token>"`
   );
 }
 

@@ -97,7 +97,8 @@ export async function statusError(call: HttpCall, res: http.IncomingMessage, met
   const status = res.statusCode ?? 0;
   if (status === 401 || status === 403) {
     await drain(call, res);
-    return AuthError.fromResponse(status, displayUrl(url), res.headers["www-authenticate"]);
+    const nonce = res.headers["dpop-nonce"];
+    return AuthError.fromResponse(status, displayUrl(url), res.headers["www-authenticate"], typeof nonce === "string" ? nonce : undefined);
   }
   const reason = describeErrorBody(await readSnippet(call, res));
   const text = `${label ? `${label}: ` : ""}${method} ${displayUrl(url)} answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ""}`;

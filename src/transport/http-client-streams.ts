@@ -11,6 +11,7 @@ import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { IdTable, type JsonRpcId } from "../jsonrpc/message.ts";
 import { SseParser, type SseEvent } from "../jsonrpc/sse.ts";
 import { AuthError } from "./auth-error.ts";
+import type { BearerAuth } from "./http-auth.ts";
 import { drain, mediaType, statusError } from "./http-body.ts";
 import { readSse, reconnectDelay } from "./http-event-stream.ts";
 import { HttpCall } from "./http-request.ts";
@@ -26,6 +27,8 @@ interface StreamState {
   attempts: number;
   call: HttpCall | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** A GET of this stream was refused (401/403) and sent again with a new token; reset by a 2xx. */
+  authRetried?: boolean;
 }
 
 /** A POST carrying requests, until each has its response. */
@@ -35,6 +38,7 @@ export class Exchange implements StreamState {
   attempts = 0;
   call: HttpCall | undefined = undefined;
   timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  authRetried = false;
   /** The requests still waiting for their responses. */
   readonly ids: Set<JsonRpcId>;
   done = false;
@@ -84,6 +88,8 @@ export interface StreamHost {
   hasSession(): boolean;
   /** A GET for the event stream, with the session headers (and `Last-Event-ID` when not ""). */
   openGet(lastEventId: string): HttpCall;
+  /** The transport's bearer tokens, when it has an `auth` provider. */
+  readonly auth?: BearerAuth | undefined;
   message(value: unknown): void;
   error(e: Error): void;
   log(msg: string): void;
@@ -207,6 +213,7 @@ export class ReplyStreams {
   private async resume(ex: Exchange): Promise<void> {
     if (ex.done || this.host.isClosed()) return;
     const hadSession = this.host.hasSession();
+    const sentWith = this.host.auth?.current;
     const call = this.host.openGet(ex.lastEventId);
     ex.call = call;
     let res: http.IncomingMessage;
@@ -220,12 +227,14 @@ export class ReplyStreams {
     const label = `resuming ${ex.label}`;
     if (status === 405 || (status === 404 && hadSession) || status === 401 || status === 403) {
       const e = await statusError(call, res, "GET", this.host.url, label);
+      if (await this.authRetry(ex, e, sentWith)) return this.resume(ex);
       throw status === 404 ? new BridgeError("HTTP_ERROR", `${e.message}: the session expired, the response is lost`, { details: e.details }) : e;
     }
     if (status < 200 || status > 299) {
       this.resumeLater(ex, await statusError(call, res, "GET", this.host.url, label));
       return;
     }
+    ex.authRetried = false;
     if (mediaType(res) !== "text/event-stream") {
       call.abort();
       throw new BridgeError("HTTP_ERROR", `${label}: GET answered content type "${mediaType(res)}", not text/event-stream`);
@@ -252,8 +261,10 @@ export class ReplyStreams {
   }
 
   private async connectGet(s: GetStream): Promise<void> {
+    await this.host.auth?.prepare();
     if (s.stopped || this.host.isClosed()) return;
     const hadSession = this.host.hasSession();
+    const sentWith = this.host.auth?.current;
     const call = this.host.openGet(s.lastEventId);
     s.call = call;
     let res: http.IncomingMessage;
@@ -275,6 +286,15 @@ export class ReplyStreams {
     if (status < 200 || status > 299) {
       const e = await statusError(call, res, "GET", this.host.url, "GET stream");
       if (e instanceof AuthError) {
+        let again: boolean;
+        try {
+          again = await this.authRetry(s, e, sentWith);
+        } catch (err) {
+          s.stopped = true;
+          this.host.error(err as Error);
+          return;
+        }
+        if (again) return this.connectGet(s);
         s.stopped = true;
         this.host.error(e);
       } else {
@@ -282,6 +302,7 @@ export class ReplyStreams {
       }
       return;
     }
+    s.authRetried = false;
     if (mediaType(res) !== "text/event-stream") {
       call.abort();
       s.stopped = true;
@@ -296,6 +317,18 @@ export class ReplyStreams {
       return;
     }
     this.reconnectGet(s, err);
+  }
+
+  /**
+   * A GET of `state` was refused with `e`: true when the auth provider supplied a new token and
+   * the GET may go once more (once per refusal in a row). Rejects with the provider's error.
+   */
+  private async authRetry(state: StreamState, e: Error, sentWith: string | undefined): Promise<boolean> {
+    const auth = this.host.auth;
+    if (auth === undefined || !(e instanceof AuthError) || state.authRetried === true) return false;
+    state.authRetried = true;
+    await auth.recover(e, sentWith);
+    return !this.host.isClosed();
   }
 
   private reconnectGet(s: GetStream, cause: Error | undefined): void {

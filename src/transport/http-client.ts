@@ -26,6 +26,8 @@ import type * as http from "node:http";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../jsonrpc/ndjson.ts";
+import type { HttpAuthProvider } from "./auth-provider.ts";
+import { bearerAuth, type BearerAuth } from "./http-auth.ts";
 import { Exchange, ReplyStreams, type StreamHost } from "./http-client-streams.ts";
 import { describeErrorBody, drain, mediaType, readBody, statusError } from "./http-body.ts";
 import { httpUrl, keepAliveAgent, normalizeHeaders } from "./http-options.ts";
@@ -37,6 +39,11 @@ export interface StreamableHttpClientTransportOptions {
   url: string | URL;
   /** Sent on every request (POST, GET, DELETE) to the configured origin, never to another. */
   headers?: Record<string, string>;
+  /**
+   * Bearer tokens for every request, and one retry of a request answered 401/403 after the
+   * provider handled the challenge (an `OAuthProvider`, or the host's own). See ./http-auth.ts.
+   */
+  auth?: HttpAuthProvider;
   /** Per HTTP exchange, ms (see the file comment for what it bounds). Default 60 000. */
   requestTimeoutMs?: number;
   /** Largest JSON body or single SSE event, bytes. Default 32 MiB. Over it: `LIMIT_EXCEEDED`. */
@@ -96,6 +103,7 @@ export class StreamableHttpClientTransport implements Transport {
       isClosed: () => this.life.ending,
       hasSession: () => this.session !== undefined,
       openGet: (lastEventId) => this.call("GET", this.getHeaders(lastEventId), undefined, this.base.timeoutMs),
+      auth: this.base.auth,
       message: (value) => this.emit(value),
       error: (e) => this.onerror?.(e),
       log: this.base.log,
@@ -139,12 +147,15 @@ export class StreamableHttpClientTransport implements Transport {
     if (ids.length === 0) {
       const cancelledId = method === "notifications/cancelled" ? (single?.params as { requestId?: unknown } | undefined)?.requestId : undefined;
       if (typeof cancelledId === "string" || typeof cancelledId === "number") this.streams.cancelled(cancelledId);
-      return this.postOther(body, method ?? "message", false);
+      const post = () => this.postOther(body, method ?? "message", false);
+      return this.base.auth ? this.base.auth.run(post) : post();
     }
     const init = method === "initialize";
     if (init) this.initParams = single?.params;
     const ex = this.streams.track(new Exchange(ids, method, false));
-    this.postRequest(body, init, ex, false).catch((err: Error) => this.streams.finish(ex, err));
+    // A request cancelled or failed while a token was on its way is not sent after all.
+    const post = () => (ex.done ? Promise.resolve() : this.postRequest(body, init, ex, false));
+    (this.base.auth ? this.base.auth.run(post) : post()).catch((err: Error) => this.streams.finish(ex, err));
     return ex.promise;
   }
 
@@ -175,7 +186,7 @@ export class StreamableHttpClientTransport implements Transport {
   private call(method: HttpMethod, headers: http.OutgoingHttpHeaders, body: string | undefined, timeoutMs: number, repeatable = true): HttpCall {
     if (this.life.ending && method !== "DELETE") throw closedError();
     return new HttpCall({
-      method, url: this.base.url, headers, body, agent: this.base.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable,
+      method, url: this.base.url, headers: this.base.auth ? this.base.auth.apply(headers, method, this.base.url) : headers, body, agent: this.base.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable,
     });
   }
 
@@ -345,6 +356,8 @@ export interface HttpClientBasics {
   readonly agent: http.Agent;
   /** True when the agent was made here, so the transport destroys it on close. */
   readonly ownAgent: boolean;
+  /** The bearer tokens of the `auth` option, if given. */
+  readonly auth: BearerAuth | undefined;
 }
 
 /**
@@ -365,6 +378,7 @@ export function clientBasics(options: StreamableHttpClientTransportOptions, labe
     log: onLog ? (m) => onLog(`${target}: ${m}`) : () => undefined,
     agent: options.agent ?? keepAliveAgent(url),
     ownAgent: options.agent === undefined,
+    auth: bearerAuth(options.auth),
   };
 }
 

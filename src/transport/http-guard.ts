@@ -71,6 +71,12 @@ export function targetPath(target: string | undefined): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
+/** A request header as one string (Node joins repeated custom headers with ", "). */
+export function requestHeader(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(", ") : v;
+}
+
 /** A request target split at its first `?` into path and query (without the `?`). */
 export function splitTarget(target: string | undefined): { path: string; query: string } {
   const url = target ?? "/";

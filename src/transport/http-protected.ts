@@ -17,10 +17,10 @@
  * audience when it names one (a token issued for another resource is refused, RFC 8707).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AuthInfo } from "../mcp/auth-info.ts";
+import type { AuthInfo } from "../jsonrpc/transport.ts";
 import { sendRpcError, HTTP_REFUSAL_CODE, targetPath } from "./http-guard.ts";
 
-export type { AuthInfo } from "../mcp/auth-info.ts";
+export type { AuthInfo } from "../jsonrpc/transport.ts";
 
 /**
  * Checks an access token. Resolves the token's {@link AuthInfo}, or undefined when the token is

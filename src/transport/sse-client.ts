@@ -67,7 +67,8 @@ export class SseClientTransport implements Transport {
 
   /** Opens the stream; resolves once the `endpoint` event arrived. Rejects with `AuthError` or `HTTP_ERROR`. */
   start(): Promise<void> {
-    return this.life.openWith(() => this.openStream());
+    const auth = this.base.auth;
+    return this.life.openWith(() => (auth ? auth.run(() => this.openStream()) : this.openStream()));
   }
 
   private async openStream(): Promise<void> {
@@ -120,6 +121,11 @@ export class SseClientTransport implements Transport {
 
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.life.state !== "open") throw this.life.notOpen();
+    const auth = this.base.auth;
+    return auth ? auth.run(() => this.post(message)) : this.post(message);
+  }
+
+  private async post(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     const url = this.postUrl!;
     const body = encodeMessage(message);
     if (typeof body !== "string") throw body;
@@ -147,7 +153,8 @@ export class SseClientTransport implements Transport {
     method: HttpMethod, headers: http.OutgoingHttpHeaders, body: string | undefined, timeoutMs: number, url = this.base.url, repeatable = true,
   ): HttpCall {
     if (this.life.ending) throw closedError();
-    return new HttpCall({ method, url, headers, body, agent: this.base.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable });
+    const sent = this.base.auth ? this.base.auth.apply(headers, method, url) : headers;
+    return new HttpCall({ method, url, headers: sent, body, agent: this.base.agent, timeoutMs, live: this.live, retryStaleSocket: repeatable });
   }
 
   /** Resolves the endpoint URI; returns the refusal, if any. */

@@ -83,6 +83,8 @@ describe("authorization server metadata (RFC 8414, OIDC discovery)", () => {
       [defaults.issuer, defaults.authorizationEndpoint, defaults.tokenEndpoint, defaults.registrationEndpoint, defaults.source],
       [as.origin, `${as.origin}/authorize`, `${as.origin}/token`, `${as.origin}/register`, "defaults"],
     );
+    as.route("/.well-known/oauth-authorization-server", json(200, { ...as.baseMetadata(), issuer: `${as.origin}/oauth` }));
+    assert.equal((await legacyServerMetadata(`${as.origin}/mcp`)).issuer, `${as.origin}/oauth`, "the server's own origin, at a path");
     as.route("/.well-known/oauth-authorization-server", json(200, { ...as.baseMetadata(), issuer: "https://other.example" }));
     await assert.rejects(legacyServerMetadata(`${as.origin}/mcp`), oauthFailure("ISSUER_MISMATCH", /other\.example/));
   });

@@ -105,7 +105,7 @@ describe("AuthError from the Streamable HTTP client", () => {
     assert.match(err.message, /HTTP 401 from http:\/\/127\.0\.0\.1:\d+\/mcp: the server requires authorization/);
     assert.match(err.message, /scope "tools:call"/);
     assert.match(err.message, /resource metadata http:\/\/127\.0\.0\.1\/\.well-known/);
-    assert.match(err.message, /OAuth is not supported by this client/);
+    assert.match(err.message, /Give the transport an `auth` provider/);
     assert.doesNotMatch(err.message, /SECRET/);
     assert.equal(s.requests.length, 1, "no retry");
   });

@@ -1,0 +1,233 @@
+/**
+ * What a server with providers or middleware serves from (docs/decisions.md 1-gw): its own
+ * registrations first, then each provider in order, merged (on a shared name or URI the
+ * first wins), every list through the middleware's filters and every tool call through its
+ * layers. Each provider's answer is bounded in time; a provider that fails a list is left out
+ * of it, one that fails a call gives that call an error.
+ *
+ * The registry stays the fast path: a call to one of the server's own tools with no
+ * middleware goes straight to it, as on a server without providers.
+ */
+import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
+import { raceDeadline, TIMED_OUT } from "../util/deadline.ts";
+import { isPlainObject } from "../util/object.ts";
+import { MiddlewarePipeline } from "./middleware-pipeline.ts";
+import { servingContext } from "./provider-context.ts";
+import type { Listing, ListPage, McpProvider, Middleware, ProviderListener, ServedFeatures, ServingContext, ToolCall } from "./provider-types.ts";
+import { pageOf } from "./server-paging.ts";
+import { errorResult, toolFailure, type ChangedList, type HandlerContext, type ListKind, type ServerRegistry } from "./server-registry.ts";
+import type { CallToolResult, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Tool } from "./types.ts";
+
+export interface ProviderFeaturesOptions {
+  providers: readonly McpProvider[];
+  middleware: readonly Middleware[];
+  /** Bound on each provider answer, ms. */
+  timeoutMs: number;
+  /** Told when a provider fails a list and is left out of it. */
+  onProviderError?: (error: Error) => void;
+}
+
+/** Which provider method lists each kind, and the key of its items. */
+const LISTERS: Record<ListKind, { method: "listTools" | "listPrompts" | "listResources" | "listResourceTemplates"; key: string }> = {
+  tools: { method: "listTools", key: "name" },
+  prompts: { method: "listPrompts", key: "name" },
+  resources: { method: "listResources", key: "uri" },
+  resourceTemplates: { method: "listResourceTemplates", key: "uriTemplate" },
+};
+
+export class ProviderFeatures implements ServedFeatures {
+  private readonly registry: ServerRegistry;
+  private readonly providers: readonly McpProvider[];
+  private readonly pipeline: MiddlewarePipeline | undefined;
+  private readonly timeoutMs: number;
+  private readonly onProviderError: ((error: Error) => void) | undefined;
+  /** Who served each name in the last listing, for routing calls. */
+  private readonly toolOwners = new Map<string, McpProvider>();
+  private readonly toolDefs = new Map<string, Tool>();
+  private readonly promptOwners = new Map<string, McpProvider>();
+
+  constructor(registry: ServerRegistry, options: ProviderFeaturesOptions) {
+    this.registry = registry;
+    this.providers = [...options.providers];
+    this.pipeline = options.middleware.length > 0 ? new MiddlewarePipeline(options.middleware) : undefined;
+    this.timeoutMs = options.timeoutMs;
+    this.onProviderError = options.onProviderError;
+  }
+
+  /** Subscribes to every provider's changes; returns the function that ends it. */
+  subscribe(listener: ProviderListener): () => void {
+    const ends = this.providers.map((p) => p.subscribe?.(listener));
+    return () => {
+      for (const end of ends) end?.();
+    };
+  }
+
+  has(list: ChangedList): boolean {
+    if (this.registry.has(list)) return true;
+    const method = list === "tools" ? "listTools" : list === "prompts" ? "listPrompts" : "listResources";
+    return this.providers.some((p) => typeof p[method] === "function");
+  }
+
+  get completes(): boolean {
+    return this.registry.completes;
+  }
+
+  /** A provider's URIs are not all listed (templates), so any URI may be subscribed to once some provider reads. */
+  knows(uri: string): boolean {
+    return this.registry.knows(uri) || this.providers.some((p) => typeof p.readResource === "function");
+  }
+
+  toolDef(name: string): Tool | undefined {
+    return this.registry.toolDef(name) ?? this.toolDefs.get(name);
+  }
+
+  async page(kind: ListKind, cursor: unknown, pageSize: number, handler: HandlerContext): Promise<ListPage> {
+    const ctx = servingContext(handler);
+    let items = await this.collect(kind, ctx);
+    if (this.pipeline !== undefined) items = (await this.pipeline.filter({ kind, items } as Listing, ctx)).items as unknown[];
+    return pageOf(items, kind, cursor, pageSize);
+  }
+
+  callTool(params: Record<string, unknown>, handler: HandlerContext): CallToolResult | Promise<CallToolResult> {
+    const name = params.name;
+    if (typeof name !== "string") throw new RpcError(ErrorCode.InvalidParams, "tools/call: name must be a string");
+    const local = this.registry.toolDef(name) !== undefined;
+    if (local && this.pipeline === undefined) return this.registry.callTool(params, handler);
+    return this.callRouted(name, params, servingContext(handler), local);
+  }
+
+  async readResource(params: Record<string, unknown>, handler: HandlerContext): Promise<ReadResourceResult> {
+    const uri = params.uri;
+    if (typeof uri !== "string") throw new RpcError(ErrorCode.InvalidParams, "resources/read: uri must be a string");
+    if (this.registry.knows(uri)) return this.registry.readResource(params, handler);
+    const ctx = servingContext(handler);
+    // Templates make URIs impossible to enumerate: each provider that reads is asked in turn.
+    for (const p of this.providers) {
+      if (typeof p.readResource !== "function") continue;
+      try {
+        const result = await this.bounded(p.readResource(uri, ctx), `resources/read ${JSON.stringify(uri)}`);
+        if (!isPlainObject(result) || !Array.isArray(result.contents)) {
+          throw new RpcError(ErrorCode.InternalError, `reading ${uri} produced a malformed result (a provider bug)`);
+        }
+        return result;
+      } catch (err) {
+        if (err instanceof RpcError && err.code === ErrorCode.ResourceNotFound) continue;
+        throw asRpcError(err, "resources/read");
+      }
+    }
+    throw new RpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+  }
+
+  async getPrompt(params: Record<string, unknown>, handler: HandlerContext): Promise<GetPromptResult> {
+    const name = params.name;
+    if (typeof name !== "string") throw new RpcError(ErrorCode.InvalidParams, "prompts/get: name must be a string");
+    if (this.registry.definitions("prompts").some((p) => (p as Prompt).name === name)) return this.registry.getPrompt(params, handler);
+    const ctx = servingContext(handler);
+    let owner = this.promptOwners.get(name);
+    if (owner === undefined) {
+      await this.collect("prompts", ctx);
+      owner = this.promptOwners.get(name);
+    }
+    if (owner?.getPrompt === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(name)}`);
+    const args = params.arguments ?? {};
+    if (!isPlainObject(args) || Object.values(args).some((v) => typeof v !== "string")) {
+      throw new RpcError(ErrorCode.InvalidParams, `prompts/get "${name}": arguments must be an object of strings`);
+    }
+    try {
+      return await this.bounded(owner.getPrompt(name, args as Record<string, string>, ctx), `prompts/get ${JSON.stringify(name)}`);
+    } catch (err) {
+      throw asRpcError(err, "prompts/get");
+    }
+  }
+
+  complete(params: Record<string, unknown>, handler: HandlerContext): Promise<CompleteResult> {
+    return this.registry.complete(params, handler);
+  }
+
+  /** A tool call routed to its owner, through the pipeline when there is one. */
+  private async callRouted(name: string, params: Record<string, unknown>, ctx: ServingContext, local: boolean): Promise<CallToolResult> {
+    let owner = local ? undefined : this.toolOwners.get(name);
+    if (!local && owner === undefined) {
+      await this.collect("tools", ctx);
+      owner = this.toolOwners.get(name);
+      if (owner === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
+    }
+    const args = params.arguments ?? {};
+    if (!isPlainObject(args)) return errorResult(`Invalid arguments for tool "${name}": arguments must be an object`);
+    if (this.pipeline === undefined) return this.callProvider(owner!, name, args, ctx);
+    const first: ToolCall = { name, arguments: args, startedAt: Date.now() };
+    return this.pipeline.call(first, ctx, (call) => {
+      if (owner !== undefined) return this.callProvider(owner, name, call.arguments, ctx);
+      // The registry validates the arguments a middleware may have rewritten.
+      return this.registry.callTool(call === first ? params : { name, arguments: call.arguments }, ctx);
+    });
+  }
+
+  private async callProvider(owner: McpProvider, name: string, args: Record<string, unknown>, ctx: ServingContext): Promise<CallToolResult> {
+    try {
+      const result = await this.bounded(owner.callTool!(name, args, ctx), `tools/call ${JSON.stringify(name)}`);
+      if (!isPlainObject(result) || !Array.isArray(result.content)) {
+        return errorResult(`Tool "${name}" returned a malformed result (a provider bug): it needs a content array`);
+      }
+      return result;
+    } catch (err) {
+      if (err instanceof RpcError && err.code === ErrorCode.InvalidParams) throw err;
+      return toolFailure(name, err);
+    }
+  }
+
+  /**
+   * Every source's list of `kind`, merged in order (the server's own first); the first item
+   * under a key wins. Remembers who owns each tool and prompt name, for routing.
+   */
+  private async collect(kind: ListKind, ctx: ServingContext): Promise<unknown[]> {
+    const { method, key } = LISTERS[kind];
+    const lists = await Promise.all(this.providers.map((p) => this.listOf(p, method, ctx)));
+    const merged = [...this.registry.definitions(kind)];
+    const seen = new Set(merged.map((item) => (item as Record<string, unknown>)[key]));
+    const owners = kind === "tools" ? this.toolOwners : kind === "prompts" ? this.promptOwners : undefined;
+    owners?.clear();
+    if (kind === "tools") this.toolDefs.clear();
+    lists.forEach((items, i) => {
+      for (const item of items) {
+        const id = isPlainObject(item) ? item[key] : undefined;
+        if (typeof id !== "string" || seen.has(id)) continue;
+        seen.add(id);
+        merged.push(item);
+        owners?.set(id, this.providers[i]!);
+        if (kind === "tools") this.toolDefs.set(id, item as Tool);
+      }
+    });
+    return merged;
+  }
+
+  /** One provider's list, or none when it has no such list, fails or does not answer in time. */
+  private async listOf(p: McpProvider, method: (typeof LISTERS)[ListKind]["method"], ctx: ServingContext): Promise<readonly unknown[]> {
+    const list = p[method] as ((ctx: ServingContext) => readonly unknown[] | Promise<readonly unknown[]>) | undefined;
+    if (typeof list !== "function") return [];
+    try {
+      const items = await this.bounded(list.call(p, ctx), method);
+      if (!Array.isArray(items)) throw new BridgeError("INVALID_RESULT", `a provider's ${method} returned no array`);
+      return items;
+    } catch (err) {
+      this.onProviderError?.(err instanceof Error ? err : new Error(errorMessage(err)));
+      return [];
+    }
+  }
+
+  /** `value`, or BridgeError `TIMEOUT` when it is a promise that does not settle in time. */
+  private async bounded<T>(value: T | Promise<T>, what: string): Promise<T> {
+    if (!(value instanceof Promise)) return value;
+    const settled = await raceDeadline(value, this.timeoutMs);
+    if (settled === TIMED_OUT) {
+      throw new BridgeError("TIMEOUT", `a provider did not answer ${what} within ${this.timeoutMs} ms`, { details: { timeoutMs: this.timeoutMs } });
+    }
+    return settled;
+  }
+}
+
+/** A provider's failure of a prompt or a read, as the JSON-RPC error the client gets. */
+function asRpcError(err: unknown, method: string): RpcError {
+  if (err instanceof RpcError) return err;
+  return new RpcError(ErrorCode.InternalError, `${method} failed: ${errorMessage(err)}`);
+}

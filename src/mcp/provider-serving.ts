@@ -65,7 +65,7 @@ export class ProviderFeatures implements ServedFeatures {
   has(list: ChangedList): boolean {
     if (this.registry.has(list)) return true;
     const method = list === "tools" ? "listTools" : list === "prompts" ? "listPrompts" : "listResources";
-    return this.providers.some((p) => typeof p[method] === "function");
+    return this.providers.some((p) => typeof p[method] === "function" && (p.offers?.(list) ?? true));
   }
 
   get completes(): boolean {

@@ -103,6 +103,12 @@ export interface ResourceProvider {
  * ```
  */
 export interface McpProvider extends Partial<ToolProvider>, Partial<PromptProvider>, Partial<ResourceProvider> {
+  /**
+   * Whether it offers `list` (templates count as resources); asked for the capabilities a
+   * session is told. Default: whether it has the list's method. For a provider that has the
+   * methods whatever it serves (a composite).
+   */
+  offers?(list: ChangedList): boolean;
   /** Subscribes to changes; returns the unsubscribe function. */
   subscribe?(listener: ProviderListener): () => void;
 }

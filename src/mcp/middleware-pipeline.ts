@@ -10,6 +10,17 @@ import type { Listing, Middleware, ServingContext, ToolCall } from "./provider-t
 import { errorResult } from "./server-registry.ts";
 import type { CallToolResult } from "./types.ts";
 
+/** Results the pipeline made itself, and which middleware stopped the call (for an audit). */
+const stopped = new WeakMap<CallToolResult, { by: string; how: "refused" | "failed" }>();
+
+/**
+ * When `result` is one the pipeline made because a middleware refused the call or failed:
+ * which one, and how. Undefined for a result a tool (or provider) gave.
+ */
+export function stoppedBy(result: CallToolResult): { by: string; how: "refused" | "failed" } | undefined {
+  return stopped.get(result);
+}
+
 export class MiddlewarePipeline {
   private readonly middleware: readonly Middleware[];
   private readonly filters: readonly Middleware[];
@@ -58,6 +69,7 @@ export class MiddlewarePipeline {
         if (outcome === undefined || outcome === null) continue;
         if ("refuse" in outcome) {
           result = errorResult(String(outcome.refuse));
+          stopped.set(result, { by: m.name, how: "refused" });
           break;
         }
         if (!isPlainObject(outcome.arguments)) throw new TypeError("before must return arguments as an object");
@@ -83,5 +95,7 @@ export class MiddlewarePipeline {
 
 function hookFailure(m: Middleware, hook: string, err: unknown): CallToolResult {
   if (err instanceof InputRequired || err instanceof InputResponseError || err instanceof RpcError) throw err;
-  return errorResult(`The call was stopped by mcp-bridge: middleware "${m.name}" failed in ${hook}: ${errorMessage(err)}`);
+  const result = errorResult(`The call was stopped by mcp-bridge: middleware "${m.name}" failed in ${hook}: ${errorMessage(err)}`);
+  stopped.set(result, { by: m.name, how: "failed" });
+  return result;
 }

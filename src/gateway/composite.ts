@@ -12,7 +12,7 @@
  */
 import { ToolNamer, UriNamespaces } from "../bridge/naming.ts";
 import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
-import type { McpProvider, ProviderListener, ServingContext } from "../mcp/provider-types.ts";
+import type { ServerProvider, ProviderListener, ServingContext } from "../mcp/provider-types.ts";
 import type { ChangedList } from "../mcp/server-registry.ts";
 import type {
   CallToolResult,
@@ -30,7 +30,7 @@ import { raceDeadline, TIMED_OUT } from "../util/deadline.ts";
 export interface CompositeMember {
   /** Unique within the composite; any string (an unusual one is sanitised and hashed in names). */
   namespace: string;
-  provider: McpProvider;
+  provider: ServerProvider;
 }
 
 export interface CompositeProviderOptions {
@@ -54,8 +54,8 @@ const DEFAULT_LIST_TIMEOUT_MS = 30_000;
  * // tools/list: docs__search, tickets__search, ...
  * ```
  */
-export class CompositeProvider implements McpProvider {
-  private readonly members = new Map<string, McpProvider>();
+export class CompositeProvider implements ServerProvider {
+  private readonly members = new Map<string, ServerProvider>();
   private readonly tools: ToolNamer;
   private readonly prompts: ToolNamer;
   private readonly uris = new UriNamespaces();

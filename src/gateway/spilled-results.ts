@@ -5,7 +5,7 @@
  * entries go first. A URI is a random 122-bit UUID, not guessable by another client.
  */
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
-import type { McpProvider } from "../mcp/provider-types.ts";
+import type { ServerProvider } from "../mcp/provider-types.ts";
 import type { ContentBlock, ReadResourceResult, ResourceLink } from "../mcp/types.ts";
 
 export interface SpilledResultsOptions {
@@ -15,7 +15,7 @@ export interface SpilledResultsOptions {
 
 const PREFIX = "mcp-bridge://result-";
 
-export class SpilledResults implements McpProvider {
+export class SpilledResults implements ServerProvider {
   private readonly kept = new Map<string, string>();
   private readonly maxEntries: number;
 

@@ -13,13 +13,13 @@ import { raceDeadline, TIMED_OUT } from "../util/deadline.ts";
 import { isPlainObject } from "../util/object.ts";
 import { MiddlewarePipeline } from "./middleware-pipeline.ts";
 import { servingContext } from "./provider-context.ts";
-import type { Listing, ListPage, McpProvider, Middleware, ProviderListener, ServedFeatures, ServingContext, ToolCall } from "./provider-types.ts";
+import type { Listing, ListPage, ServerProvider, Middleware, ProviderListener, ServedFeatures, ServingContext, ToolCall } from "./provider-types.ts";
 import { pageOf } from "./server-paging.ts";
 import { errorResult, toolFailure, type ChangedList, type HandlerContext, type ListKind, type ServerRegistry } from "./server-registry.ts";
 import type { CallToolResult, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Tool } from "./types.ts";
 
 export interface ProviderFeaturesOptions {
-  providers: readonly McpProvider[];
+  providers: readonly ServerProvider[];
   middleware: readonly Middleware[];
   /** Bound on each provider answer, ms. */
   timeoutMs: number;
@@ -37,14 +37,14 @@ const LISTERS: Record<ListKind, { method: "listTools" | "listPrompts" | "listRes
 
 export class ProviderFeatures implements ServedFeatures {
   private readonly registry: ServerRegistry;
-  private readonly providers: readonly McpProvider[];
+  private readonly providers: readonly ServerProvider[];
   private readonly pipeline: MiddlewarePipeline | undefined;
   private readonly timeoutMs: number;
   private readonly onProviderError: ((error: Error) => void) | undefined;
   /** Who served each name in the last listing, for routing calls. */
-  private readonly toolOwners = new Map<string, McpProvider>();
+  private readonly toolOwners = new Map<string, ServerProvider>();
   private readonly toolDefs = new Map<string, Tool>();
-  private readonly promptOwners = new Map<string, McpProvider>();
+  private readonly promptOwners = new Map<string, ServerProvider>();
 
   constructor(registry: ServerRegistry, options: ProviderFeaturesOptions) {
     this.registry = registry;
@@ -163,7 +163,7 @@ export class ProviderFeatures implements ServedFeatures {
     });
   }
 
-  private async callProvider(owner: McpProvider, name: string, args: Record<string, unknown>, ctx: ServingContext): Promise<CallToolResult> {
+  private async callProvider(owner: ServerProvider, name: string, args: Record<string, unknown>, ctx: ServingContext): Promise<CallToolResult> {
     try {
       const result = await this.bounded(owner.callTool!(name, args, ctx), `tools/call ${JSON.stringify(name)}`);
       if (!isPlainObject(result) || !Array.isArray(result.content)) {
@@ -202,7 +202,7 @@ export class ProviderFeatures implements ServedFeatures {
   }
 
   /** One provider's list, or none when it has no such list, fails or does not answer in time. */
-  private async listOf(p: McpProvider, method: (typeof LISTERS)[ListKind]["method"], ctx: ServingContext): Promise<readonly unknown[]> {
+  private async listOf(p: ServerProvider, method: (typeof LISTERS)[ListKind]["method"], ctx: ServingContext): Promise<readonly unknown[]> {
     const list = p[method] as ((ctx: ServingContext) => readonly unknown[] | Promise<readonly unknown[]>) | undefined;
     if (typeof list !== "function") return [];
     try {

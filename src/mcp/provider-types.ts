@@ -96,13 +96,13 @@ export interface ResourceProvider {
  * provider implements.
  *
  * ```ts
- * const clock: McpProvider = {
+ * const clock: ServerProvider = {
  *   listTools: () => [{ name: "now", inputSchema: { type: "object" } }],
  *   callTool: () => ({ content: [{ type: "text", text: new Date().toISOString() }] }),
  * };
  * ```
  */
-export interface McpProvider extends Partial<ToolProvider>, Partial<PromptProvider>, Partial<ResourceProvider> {
+export interface ServerProvider extends Partial<ToolProvider>, Partial<PromptProvider>, Partial<ResourceProvider> {
   /**
    * Whether it offers `list` (templates count as resources); asked for the capabilities a
    * session is told. Default: whether it has the list's method. For a provider that has the

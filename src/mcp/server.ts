@@ -31,7 +31,7 @@ import type { Implementation, LoggingLevel, Prompt, Resource, ResourceTemplate, 
 import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "./versions.ts";
 import type { CacheHints } from "./era-meta.ts";
 import { RequestStateSeal } from "./request-state.ts";
-import type { McpProvider, Middleware, ServedFeatures } from "./provider-types.ts";
+import type { ServerProvider, Middleware, ServedFeatures } from "./provider-types.ts";
 
 export { ServerSession } from "./server-session.ts";
 export type { InputOptions } from "./server-context.ts";
@@ -42,7 +42,7 @@ export type {
   BeforeOutcome,
   ClientIdentity,
   Listing,
-  McpProvider,
+  ServerProvider,
   Middleware,
   PromptProvider,
   ProtocolEra,
@@ -100,7 +100,7 @@ export interface McpServerOptions {
    * order; on a name (or URI) two of them share, the first one listed wins. To serve several
    * under namespaces, give one `CompositeProvider`. Their change events become `list_changed`.
    */
-  providers?: readonly McpProvider[];
+  providers?: readonly ServerProvider[];
   /**
    * The pipeline around listing and calling, in declared order (see {@link Middleware}). It
    * applies to this server's own registrations too.

@@ -8,14 +8,14 @@ import { test } from "node:test";
 import { BridgeError, RpcError } from "../../src/jsonrpc/errors.ts";
 import { CompositeProvider } from "../../src/gateway/composite.ts";
 import { McpClient } from "../../src/mcp/client.ts";
-import { McpServer, type McpProvider, type ServingContext } from "../../src/mcp/server.ts";
+import { McpServer, type ServerProvider, type ServingContext } from "../../src/mcp/server.ts";
 import { InMemoryTransport } from "../../src/transport/memory.ts";
 import { connect } from "../mcp/server-harness.ts";
 
 const OBJECT = { type: "object" } as const;
 
 /** A member whose tool and prompt are both called `echo`, answering with its label. */
-function member(label: string): McpProvider {
+function member(label: string): ServerProvider {
   return {
     listTools: () => [{ name: "echo", inputSchema: OBJECT }, { name: `only_${label}`, inputSchema: OBJECT }],
     callTool: (name) => ({
@@ -83,8 +83,8 @@ test("resources: URIs under mcp-bridge://<namespace>/, links in results too, and
 
 test("names are stable across restarts, whatever the member order, and lead back to their member", async () => {
   const long = "x".repeat(80);
-  const odd: McpProvider = { listTools: () => [{ name: long, inputSchema: OBJECT }, { name: "read file", inputSchema: OBJECT }], callTool: () => ({ content: [] }) };
-  const plain: McpProvider = { listTools: () => [{ name: "read", inputSchema: OBJECT }], callTool: () => ({ content: [] }) };
+  const odd: ServerProvider = { listTools: () => [{ name: long, inputSchema: OBJECT }, { name: "read file", inputSchema: OBJECT }], callTool: () => ({ content: [] }) };
+  const plain: ServerProvider = { listTools: () => [{ name: "read", inputSchema: OBJECT }], callTool: () => ({ content: [] }) };
   const ctx = {} as ServingContext;
   const first = new CompositeProvider([{ namespace: "my server", provider: odd }, { namespace: "fs", provider: plain }]);
   const again = new CompositeProvider([{ namespace: "fs", provider: plain }, { namespace: "my server", provider: odd }]);
@@ -103,8 +103,8 @@ test("names are stable across restarts, whatever the member order, and lead back
 
 test("a member that hangs or fails a list is left out and reported; the others are served", async () => {
   const reported: Array<[string, string | undefined]> = [];
-  const hanging: McpProvider = { listTools: () => new Promise(() => {}), callTool: () => ({ content: [] }) };
-  const failing: McpProvider = { listTools: () => Promise.reject(new Error("down")), callTool: () => ({ content: [] }) };
+  const hanging: ServerProvider = { listTools: () => new Promise(() => {}), callTool: () => ({ content: [] }) };
+  const failing: ServerProvider = { listTools: () => Promise.reject(new Error("down")), callTool: () => ({ content: [] }) };
   const composite = new CompositeProvider(
     [
       { namespace: "hang", provider: hanging },

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { BridgeError, RpcError } from "../../src/jsonrpc/errors.ts";
 import { McpClient } from "../../src/mcp/client.ts";
-import { McpServer, type McpProvider, type Middleware, type ServingContext } from "../../src/mcp/server.ts";
+import { McpServer, type ServerProvider, type Middleware, type ServingContext } from "../../src/mcp/server.ts";
 import type { CallToolResult } from "../../src/mcp/types.ts";
 import { InMemoryTransport } from "../../src/transport/memory.ts";
 import { connect } from "./server-harness.ts";
@@ -26,7 +26,7 @@ function text(t: string): CallToolResult {
 /** A provider with one tool `name` that answers `answer`, and what its calls saw. */
 function toolProvider(name: string, answer: string) {
   const seen: Array<{ args: Record<string, unknown>; ctx: ServingContext }> = [];
-  const provider: McpProvider = {
+  const provider: ServerProvider = {
     listTools: () => [{ name, inputSchema: OBJECT }],
     callTool: (_n, args, ctx) => {
       seen.push({ args, ctx });
@@ -64,7 +64,7 @@ test("a server serves its own tools first, then each provider's; on a shared nam
 });
 
 test("the stateless era: providers see the request's client and era, and ask for input with an input round", async () => {
-  const asking: McpProvider = {
+  const asking: ServerProvider = {
     listTools: () => [{ name: "greet", inputSchema: OBJECT }],
     callTool: async (_n, _args, ctx) => {
       const answer = await ctx.elicit({ message: "Name?", requestedSchema: { type: "object", properties: {} } }, "name");
@@ -152,7 +152,7 @@ test("a middleware that throws stops the call with an error result naming it; a 
 
 test("a provider that throws: its call is an error result, its list is left out and reported", async () => {
   const errors: Error[] = [];
-  const throwing: McpProvider = {
+  const throwing: ServerProvider = {
     listTools: () => {
       throw new Error("list exploded");
     },
@@ -167,7 +167,7 @@ test("a provider that throws: its call is an error result, its list is left out 
   assert.deepEqual(errors.map((e) => e.message), ["list exploded"]);
   // A throwing provider named its tool nowhere, so the call is routed nowhere: -32602.
   await assert.rejects(client.callTool("boom"), { code: -32602 });
-  const flaky: McpProvider = { listTools: () => [{ name: "flaky", inputSchema: OBJECT }], callTool: () => Promise.reject(new Error("call exploded")) };
+  const flaky: ServerProvider = { listTools: () => [{ name: "flaky", inputSchema: OBJECT }], callTool: () => Promise.reject(new Error("call exploded")) };
   const server2 = new McpServer({ name: "s", version: "1" }, { providers: [flaky] });
   const client2 = await clientOf(server2);
   assert.deepEqual(await client2.callTool("flaky"), { content: [{ type: "text", text: 'Tool "flaky" failed: call exploded' }], isError: true });
@@ -177,7 +177,7 @@ test("a provider that throws: its call is an error result, its list is left out 
 test("a provider that never answers is bounded: left out of the list with a TIMEOUT, its call an error result", async () => {
   const errors: unknown[] = [];
   let hangLists = true;
-  const silent: McpProvider = {
+  const silent: ServerProvider = {
     listTools: () => (hangLists ? new Promise(() => {}) : [{ name: "silent", inputSchema: OBJECT }]),
     callTool: () => new Promise(() => {}),
   };
@@ -196,7 +196,7 @@ test("a provider that never answers is bounded: left out of the list with a TIME
 
 test("prompts and resources from providers; a provider's change event becomes list_changed", async () => {
   let listener: { listChanged(list: "tools" | "prompts" | "resources"): void } | undefined;
-  const provider: McpProvider = {
+  const provider: ServerProvider = {
     listPrompts: () => [{ name: "hello", arguments: [{ name: "who", required: true }] }],
     getPrompt: (_n, args) => ({ messages: [{ role: "user", content: { type: "text", text: `hello ${args.who}` } }] }),
     listResources: () => [{ uri: "mem://a", name: "a" }],

@@ -99,39 +99,27 @@ export class CompositeProvider implements ServerProvider {
     return false;
   }
 
-  async listTools(ctx: ServingContext): Promise<Tool[]> {
-    const out: Tool[] = [];
-    for (const [namespace, tools] of await this.listAll("listTools", ctx)) {
-      const names = this.tools.assign(namespace, tools as Tool[]);
-      for (const t of tools as Tool[]) out.push({ ...t, name: names.get(t.name)! });
-    }
-    return out;
+  listTools(ctx: ServingContext): Promise<Tool[]> {
+    return this.listNamed("listTools", this.tools, ctx) as Promise<Tool[]>;
   }
 
   async callTool(name: string, args: Record<string, unknown>, ctx: ServingContext): Promise<CallToolResult> {
-    const ref = this.tools.resolve(name) ?? (await this.listTools(ctx), this.tools.resolve(name));
-    const member = ref && this.members.get(ref.server);
-    if (ref === undefined || member?.callTool === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
-    const result = await member.callTool(ref.tool, args, ctx);
-    return Array.isArray(result?.content) ? { ...result, content: result.content.map((b) => this.wrapBlock(ref.server, b)) } : result;
+    const { namespace, member, own } = await this.owner(this.tools, name, "listTools", ctx);
+    if (member.callTool === undefined) throw unknown("tool", name);
+    const result = await member.callTool(own, args, ctx);
+    return Array.isArray(result?.content) ? { ...result, content: result.content.map((b) => this.wrapBlock(namespace, b)) } : result;
   }
 
-  async listPrompts(ctx: ServingContext): Promise<Prompt[]> {
-    const out: Prompt[] = [];
-    for (const [namespace, prompts] of await this.listAll("listPrompts", ctx)) {
-      const names = this.prompts.assign(namespace, prompts as Prompt[]);
-      for (const p of prompts as Prompt[]) out.push({ ...p, name: names.get(p.name)! });
-    }
-    return out;
+  listPrompts(ctx: ServingContext): Promise<Prompt[]> {
+    return this.listNamed("listPrompts", this.prompts, ctx) as Promise<Prompt[]>;
   }
 
   async getPrompt(name: string, args: Record<string, string>, ctx: ServingContext): Promise<GetPromptResult> {
-    const ref = this.prompts.resolve(name) ?? (await this.listPrompts(ctx), this.prompts.resolve(name));
-    const member = ref && this.members.get(ref.server);
-    if (ref === undefined || member?.getPrompt === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(name)}`);
-    const result = await member.getPrompt(ref.tool, args, ctx);
+    const { namespace, member, own } = await this.owner(this.prompts, name, "listPrompts", ctx);
+    if (member.getPrompt === undefined) throw unknown("prompt", name);
+    const result = await member.getPrompt(own, args, ctx);
     if (!Array.isArray(result?.messages)) return result;
-    return { ...result, messages: result.messages.map((m) => ({ ...m, content: this.wrapBlock(ref.server, m.content) })) };
+    return { ...result, messages: result.messages.map((m) => ({ ...m, content: this.wrapBlock(namespace, m.content) })) };
   }
 
   async listResources(ctx: ServingContext): Promise<Resource[]> {
@@ -175,6 +163,25 @@ export class CompositeProvider implements ServerProvider {
     };
   }
 
+  /** Every member's tools (or prompts) under the names `namer` gives them. */
+  private async listNamed(method: "listTools" | "listPrompts", namer: ToolNamer, ctx: ServingContext): Promise<Array<{ name: string }>> {
+    const out: Array<{ name: string }> = [];
+    for (const [namespace, items] of await this.listAll(method, ctx)) {
+      const named = items as Array<{ name: string }>;
+      const names = namer.assign(namespace, named);
+      for (const item of named) out.push({ ...item, name: names.get(item.name)! });
+    }
+    return out;
+  }
+
+  /** The member behind a composite name and its own name there; lists once when the name is new. -32602 when none. */
+  private async owner(namer: ToolNamer, name: string, method: "listTools" | "listPrompts", ctx: ServingContext): Promise<{ namespace: string; member: ServerProvider; own: string }> {
+    const ref = namer.resolve(name) ?? (await this.listNamed(method, namer, ctx), namer.resolve(name));
+    const member = ref && this.members.get(ref.server);
+    if (ref === undefined || member === undefined) throw unknown(method === "listTools" ? "tool" : "prompt", name);
+    return { namespace: ref.server, member, own: ref.tool };
+  }
+
   /** Each member's list of one kind, in member order; a member that fails or hangs is left out. */
   private async listAll(
     method: "listTools" | "listPrompts" | "listResources" | "listResourceTemplates",
@@ -205,4 +212,9 @@ export class CompositeProvider implements ServerProvider {
     }
     return block;
   }
+}
+
+/** -32602, as for any unknown name (tools/call and prompts/get). */
+function unknown(what: "tool" | "prompt", name: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, `Unknown ${what}: ${JSON.stringify(name)}`);
 }

@@ -1,65 +1,44 @@
 /**
- * The {@link ServingContext} of one request served from providers: the handler context the
- * session made, plus who the client is, its era, and asking it for input. Built only by a
- * server that has providers or middleware.
+ * The {@link ServingContext} of one request on a server with providers or middleware: the
+ * handler context, plus who the client is, its era, and asking it for input. Sessions make
+ * it in place of a plain `ToolCallContext` once the server serves from providers.
  */
-import type { JsonRpcId } from "../jsonrpc/message.ts";
+import { BridgeError } from "../jsonrpc/errors.ts";
 import type { InputRequest } from "./input-round.ts";
 import type { AuthenticatedTransport, ClientIdentity, ProtocolEra, ServingContext } from "./provider-types.ts";
+import { ToolCallContext } from "./server-context.ts";
 import type { HandlerContext } from "./server-registry.ts";
 import type { ServerSession } from "./server-session.ts";
-import type { ElicitRequestParams, ElicitResult, LoggingLevel } from "./types.ts";
+import type { ElicitRequestParams, ElicitResult } from "./types.ts";
 import { isModernVersion } from "./versions.ts";
 
-export class ProviderCallContext implements ServingContext {
-  private readonly handler: HandlerContext;
+export class ProviderCallContext extends ToolCallContext implements ServingContext {
   private identity: ClientIdentity | undefined;
-
-  constructor(handler: HandlerContext) {
-    this.handler = handler;
-  }
 
   /** Read when first asked: most calls never look. */
   get client(): ClientIdentity {
-    this.identity ??= identityOf(this.handler.session);
+    this.identity ??= identityOf(this.session);
     return this.identity;
   }
   get era(): ProtocolEra {
-    return isModernVersion(this.handler.session.protocolVersion) ? "stateless" : "handshake";
+    return isModernVersion(this.session.protocolVersion) ? "stateless" : "handshake";
   }
   get protocolVersion(): string {
-    return this.handler.session.protocolVersion ?? "";
-  }
-  get signal(): AbortSignal {
-    return this.handler.signal;
-  }
-  get session(): ServerSession {
-    return this.handler.session;
-  }
-  get requestId(): JsonRpcId {
-    return this.handler.requestId;
-  }
-  get progressToken(): string | number | undefined {
-    return this.handler.progressToken;
-  }
-  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
-    return this.handler.sendProgress(progress, total, message);
-  }
-  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    return this.handler.log(level, data, logger);
+    return this.session.protocolVersion ?? "";
   }
   requestInputs(requests: Record<string, InputRequest>): Promise<Record<string, unknown>> {
-    return this.handler.session.requestInputs(requests, { relatedRequestId: this.handler.requestId });
+    return this.session.requestInputs(requests, { relatedRequestId: this.requestId });
   }
   elicit(params: ElicitRequestParams, key?: string): Promise<ElicitResult> {
-    const options = key === undefined ? { relatedRequestId: this.handler.requestId } : { relatedRequestId: this.handler.requestId, inputKey: key };
-    return this.handler.session.elicit(params, options);
+    const options = key === undefined ? { relatedRequestId: this.requestId } : { relatedRequestId: this.requestId, inputKey: key };
+    return this.session.elicit(params, options);
   }
 }
 
-/** The context a provider sees: the same object when the session already made one. */
+/** The handler context as the ServingContext it is on a server that serves from providers. */
 export function servingContext(handler: HandlerContext): ServingContext {
-  return handler instanceof ProviderCallContext ? handler : new ProviderCallContext(handler);
+  if (handler instanceof ProviderCallContext) return handler;
+  throw new BridgeError("INVALID_STATE", "a session of a server with providers made a plain handler context (a bug in McpServer)");
 }
 
 function identityOf(session: ServerSession): ClientIdentity {

@@ -13,6 +13,7 @@ import { raceDeadline, TIMED_OUT } from "../util/deadline.ts";
 import { isPlainObject } from "../util/object.ts";
 import { MiddlewarePipeline } from "./middleware-pipeline.ts";
 import { servingContext } from "./provider-context.ts";
+export { ProviderCallContext } from "./provider-context.ts";
 import type { Listing, ListPage, ServerProvider, Middleware, ProviderListener, ServedFeatures, ServingContext, ToolCall } from "./provider-types.ts";
 import { pageOf } from "./server-paging.ts";
 import { errorResult, toolFailure, type ChangedList, type HandlerContext, type ListKind, type ServerRegistry } from "./server-registry.ts";

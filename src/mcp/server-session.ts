@@ -28,7 +28,7 @@ import { StatelessExchange, type StatelessCore } from "./server-stateless.ts";
 import { declaresEra } from "./era-meta.ts";
 import type { HeaderBag } from "./param-headers.ts";
 import type { ChangedList, HandlerContext, ListKind } from "./server-registry.ts";
-import { checked, ToolCallContext, type InputOptions } from "./server-context.ts";
+import { checked, type InputOptions } from "./server-context.ts";
 import { isPlainObject } from "../util/object.ts";
 import { listResult } from "./server-paging.ts";
 
@@ -39,6 +39,8 @@ export interface SessionCore extends StatelessCore {
   readonly pageSize: number;
   readonly supportedVersions: readonly string[];
   readonly defaultLogLevel: LoggingLevel;
+  /** The context a handler gets: a `ToolCallContext`, or the richer one of a server with providers. */
+  readonly contextOf: (session: ServerSession, ctx: RequestContext) => HandlerContext;
   /** The capabilities to declare to a client initializing now. */
   capabilities(): ServerCapabilities;
   /** The session ended; forget it. */
@@ -385,7 +387,7 @@ export class ServerSession {
   }
 
   private context(ctx: RequestContext): HandlerContext {
-    return new ToolCallContext(this, ctx);
+    return this.core.contextOf(this, ctx);
   }
 }
 

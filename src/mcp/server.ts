@@ -27,6 +27,7 @@ import {
   type ToolHandler,
 } from "./server-registry.ts";
 import { ServerSession, type SessionCore } from "./server-session.ts";
+import { ToolCallContext } from "./server-context.ts";
 import type { Implementation, LoggingLevel, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "./types.ts";
 import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "./versions.ts";
 import type { CacheHints } from "./era-meta.ts";
@@ -121,7 +122,7 @@ export class McpServer {
   private readonly options: McpServerOptions;
   private readonly registry: ServerRegistry;
   private readonly live = new Set<ServerSession>();
-  private readonly core: SessionCore & { features: ServedFeatures };
+  private readonly core: SessionCore & { features: ServedFeatures; contextOf: SessionCore["contextOf"] };
   /** Set when providers or middleware were given: the module serving them, loaded by the first connect. */
   private serving: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -146,6 +147,7 @@ export class McpServer {
       supportedVersions,
       defaultLogLevel: options.logLevel ?? "info",
       features: registry,
+      contextOf: (session, ctx) => new ToolCallContext(session, ctx),
       statelessVersions: options.statelessVersions ?? MODERN_PROTOCOL_VERSIONS,
       seal: new RequestStateSeal(),
       cache: cacheHints(options.cache),
@@ -243,7 +245,7 @@ export class McpServer {
    * docs/decisions.md 1-gw) and serves from it from now on.
    */
   private async loadServing(): Promise<void> {
-    const { ProviderFeatures } = await import("./provider-serving.ts");
+    const { ProviderFeatures, ProviderCallContext } = await import("./provider-serving.ts");
     const features = new ProviderFeatures(this.registry, {
       providers: this.options.providers ?? [],
       middleware: this.options.middleware ?? [],
@@ -251,6 +253,7 @@ export class McpServer {
       onProviderError: this.options.onProviderError,
     });
     this.core.features = features;
+    this.core.contextOf = (session, ctx) => new ProviderCallContext(session, ctx);
     if (this.closed) return;
     this.unsubscribe = features.subscribe({
       listChanged: (list) => this.listChanged(list),

@@ -23,14 +23,19 @@ export function stoppedBy(result: CallToolResult): { by: string; how: "refused" 
 
 export class MiddlewarePipeline {
   private readonly middleware: readonly Middleware[];
-  private readonly filters: readonly Middleware[];
+  private readonly filtering: readonly Middleware[];
 
   constructor(middleware: readonly Middleware[]) {
     for (const m of middleware) {
       if (typeof m?.name !== "string") throw new TypeError("McpServer: every middleware needs a name");
     }
     this.middleware = [...middleware];
-    this.filters = middleware.filter((m) => m.filter !== undefined);
+    this.filtering = middleware.filter((m) => m.filter !== undefined);
+  }
+
+  /** True when some middleware filters lists (and so may hide an item from a call too). */
+  get filters(): boolean {
+    return this.filtering.length > 0;
   }
 
   /**
@@ -39,7 +44,7 @@ export class MiddlewarePipeline {
    */
   async filter(listing: Listing, ctx: ServingContext): Promise<Listing> {
     let current = listing;
-    for (const m of this.filters) {
+    for (const m of this.filtering) {
       const next = await m.filter!(current, ctx);
       if (!isPlainObject(next) || next.kind !== current.kind || !Array.isArray(next.items)) {
         throw new TypeError(`middleware "${m.name}": filter must return a ${current.kind} listing`);

@@ -17,7 +17,7 @@ export { ProviderCallContext } from "./provider-context.ts";
 import type { Listing, ListPage, ServerProvider, Middleware, ProviderListener, ServedFeatures, ServingContext, ToolCall } from "./provider-types.ts";
 import { pageOf } from "./server-paging.ts";
 import { errorResult, toolFailure, type ChangedList, type HandlerContext, type ListKind, type ServerRegistry } from "./server-registry.ts";
-import type { CallToolResult, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Tool } from "./types.ts";
+import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult, Tool } from "./types.ts";
 
 export interface ProviderFeaturesOptions {
   providers: readonly ServerProvider[];
@@ -42,10 +42,8 @@ export class ProviderFeatures implements ServedFeatures {
   private readonly pipeline: MiddlewarePipeline | undefined;
   private readonly timeoutMs: number;
   private readonly onProviderError: ((error: Error) => void) | undefined;
-  /** Who served each name in the last listing, for routing calls. */
-  private readonly toolOwners = new Map<string, ServerProvider>();
-  private readonly toolDefs = new Map<string, Tool>();
-  private readonly promptOwners = new Map<string, ServerProvider>();
+  /** Each list's items by key (name or URI) as last listed, and who serves each (undefined: the registry). */
+  private readonly listed = new Map<ListKind, Map<string, Listed>>();
 
   constructor(registry: ServerRegistry, options: ProviderFeaturesOptions) {
     this.registry = registry;
@@ -79,7 +77,7 @@ export class ProviderFeatures implements ServedFeatures {
   }
 
   toolDef(name: string): Tool | undefined {
-    return this.registry.toolDef(name) ?? this.toolDefs.get(name);
+    return this.registry.toolDef(name) ?? (this.listed.get("tools")?.get(name)?.item as Tool | undefined);
   }
 
   async page(kind: ListKind, cursor: unknown, pageSize: number, handler: HandlerContext): Promise<ListPage> {
@@ -100,8 +98,9 @@ export class ProviderFeatures implements ServedFeatures {
   async readResource(params: Record<string, unknown>, handler: HandlerContext): Promise<ReadResourceResult> {
     const uri = params.uri;
     if (typeof uri !== "string") throw new RpcError(ErrorCode.InvalidParams, "resources/read: uri must be a string");
-    if (this.registry.knows(uri)) return this.registry.readResource(params, handler);
     const ctx = servingContext(handler);
+    if (await this.hidden("resources", uri, ctx)) throw new RpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+    if (this.registry.knows(uri)) return this.registry.readResource(params, handler);
     // Templates make URIs impossible to enumerate: each provider that reads is asked in turn.
     for (const p of this.providers) {
       if (typeof p.readResource !== "function") continue;
@@ -122,14 +121,12 @@ export class ProviderFeatures implements ServedFeatures {
   async getPrompt(params: Record<string, unknown>, handler: HandlerContext): Promise<GetPromptResult> {
     const name = params.name;
     if (typeof name !== "string") throw new RpcError(ErrorCode.InvalidParams, "prompts/get: name must be a string");
-    if (this.registry.definitions("prompts").some((p) => (p as Prompt).name === name)) return this.registry.getPrompt(params, handler);
     const ctx = servingContext(handler);
-    let owner = this.promptOwners.get(name);
-    if (owner === undefined) {
-      await this.collect("prompts", ctx);
-      owner = this.promptOwners.get(name);
-    }
-    if (owner?.getPrompt === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(name)}`);
+    const entry = localEntry(this.registry, "prompts", name) ?? (await this.find("prompts", name, ctx));
+    if (entry === undefined || (await this.hidden("prompts", name, ctx, entry))) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(name)}`);
+    const owner = entry.owner;
+    if (owner === undefined) return this.registry.getPrompt(params, handler);
+    if (owner.getPrompt === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(name)}`);
     const args = params.arguments ?? {};
     if (!isPlainObject(args) || Object.values(args).some((v) => typeof v !== "string")) {
       throw new RpcError(ErrorCode.InvalidParams, `prompts/get "${name}": arguments must be an object of strings`);
@@ -147,12 +144,9 @@ export class ProviderFeatures implements ServedFeatures {
 
   /** A tool call routed to its owner, through the pipeline when there is one. */
   private async callRouted(name: string, params: Record<string, unknown>, ctx: ServingContext, local: boolean): Promise<CallToolResult> {
-    let owner = local ? undefined : this.toolOwners.get(name);
-    if (!local && owner === undefined) {
-      await this.collect("tools", ctx);
-      owner = this.toolOwners.get(name);
-      if (owner === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
-    }
+    // A tool hidden by a filter is the `before` hooks' to refuse, with a reason (toolPolicy does).
+    const owner = local ? undefined : (await this.find("tools", name, ctx))?.owner;
+    if (!local && owner === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}`);
     const args = params.arguments ?? {};
     if (!isPlainObject(args)) return errorResult(`Invalid arguments for tool "${name}": arguments must be an object`);
     if (this.pipeline === undefined) return this.callProvider(owner!, name, args, ctx);
@@ -162,6 +156,33 @@ export class ProviderFeatures implements ServedFeatures {
       // The registry validates the arguments a middleware may have rewritten.
       return this.registry.callTool(call === first ? params : { name, arguments: call.arguments }, ctx);
     });
+  }
+
+  /** What a provider listed under `key`, listing again once when it is not known (it may be new). */
+  private async find(kind: ListKind, key: string, ctx: ServingContext): Promise<Listed | undefined> {
+    const known = this.listed.get(kind)?.get(key);
+    if (known !== undefined && known.owner !== undefined) return known;
+    await this.collect(kind, ctx);
+    const found = this.listed.get(kind)?.get(key);
+    return found?.owner === undefined ? undefined : found;
+  }
+
+  /**
+   * True when a middleware's filter would hide this prompt or resource from this client's
+   * list: what a client cannot see, it cannot get or read by guessing its name (tools have
+   * `before` for that, docs/decisions.md 2-gw). A URI no list holds (one a template matched)
+   * is not checked.
+   */
+  private async hidden(kind: ListKind, key: string, ctx: ServingContext, entry?: Listed): Promise<boolean> {
+    if (this.pipeline === undefined || !this.pipeline.filters) return false;
+    const lookup = (): unknown => this.listed.get(kind)?.get(key)?.item ?? localEntry(this.registry, kind, key)?.item;
+    let item = entry?.item ?? lookup();
+    if (item === undefined) {
+      await this.collect(kind, ctx);
+      item = lookup();
+      if (item === undefined) return false;
+    }
+    return (await this.pipeline.filter({ kind, items: [item] } as unknown as Listing, ctx)).items.length === 0;
   }
 
   private async callProvider(owner: ServerProvider, name: string, args: Record<string, unknown>, ctx: ServingContext): Promise<CallToolResult> {
@@ -184,21 +205,19 @@ export class ProviderFeatures implements ServedFeatures {
   private async collect(kind: ListKind, ctx: ServingContext): Promise<unknown[]> {
     const { method, key } = LISTERS[kind];
     const lists = await Promise.all(this.providers.map((p) => this.listOf(p, method, ctx)));
-    const merged = [...this.registry.definitions(kind)];
-    const seen = new Set(merged.map((item) => (item as Record<string, unknown>)[key]));
-    const owners = kind === "tools" ? this.toolOwners : kind === "prompts" ? this.promptOwners : undefined;
-    owners?.clear();
-    if (kind === "tools") this.toolDefs.clear();
+    const own = this.registry.definitions(kind);
+    const merged = [...own];
+    const index = new Map<string, Listed>();
+    for (const item of own) index.set((item as Record<string, string>)[key]!, { item, owner: undefined });
     lists.forEach((items, i) => {
       for (const item of items) {
         const id = isPlainObject(item) ? item[key] : undefined;
-        if (typeof id !== "string" || seen.has(id)) continue;
-        seen.add(id);
+        if (typeof id !== "string" || index.has(id)) continue;
+        index.set(id, { item, owner: this.providers[i] });
         merged.push(item);
-        owners?.set(id, this.providers[i]!);
-        if (kind === "tools") this.toolDefs.set(id, item as Tool);
       }
     });
+    this.listed.set(kind, index);
     return merged;
   }
 
@@ -225,6 +244,19 @@ export class ProviderFeatures implements ServedFeatures {
     }
     return settled;
   }
+}
+
+/** One listed item and who serves it (undefined: the server's own registry). */
+interface Listed {
+  item: unknown;
+  owner: ServerProvider | undefined;
+}
+
+/** The registry's own item of a list under `key` (its name, or a static resource's URI). */
+function localEntry(registry: ServerRegistry, kind: ListKind, key: string): Listed | undefined {
+  const field = LISTERS[kind].key;
+  const item = registry.definitions(kind).find((d) => (d as Record<string, unknown>)[field] === key);
+  return item === undefined ? undefined : { item, owner: undefined };
 }
 
 /** A provider's failure of a prompt or a read, as the JSON-RPC error the client gets. */

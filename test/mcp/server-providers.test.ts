@@ -222,3 +222,30 @@ test("prompts and resources from providers; a provider's change event becomes li
   await server.close();
   assert.equal(listener, undefined, "closing the server ends its subscriptions");
 });
+
+test("a prompt or resource a filter hides from a client cannot be got or read by guessing it", async () => {
+  const hideSecret: Middleware = {
+    name: "hideSecret",
+    filter: (list) => {
+      if (list.kind === "prompts") return { kind: "prompts", items: list.items.filter((p) => !p.name.startsWith("secret")) };
+      if (list.kind === "resources") return { kind: "resources", items: list.items.filter((r) => !r.uri.includes("secret")) };
+      return list;
+    },
+  };
+  const provider: ServerProvider = {
+    listPrompts: () => [{ name: "secret_plan" }, { name: "open" }],
+    getPrompt: (name) => ({ messages: [{ role: "user", content: { type: "text", text: name } }] }),
+    listResources: () => [{ uri: "mem://secret", name: "s" }],
+    readResource: (uri) => ({ contents: [{ uri, text: "hidden" }] }),
+  };
+  const server = new McpServer({ name: "s", version: "1" }, { providers: [provider], middleware: [hideSecret] });
+  server.prompt({ name: "secret_local" }, () => ({ messages: [] }));
+  const client = await clientOf(server);
+  assert.deepEqual((await client.listPrompts()).map((p) => p.name), ["open"]);
+  await assert.rejects(client.getPrompt("secret_plan"), { code: -32602 });
+  await assert.rejects(client.getPrompt("secret_local"), { code: -32602 });
+  assert.equal((await client.getPrompt("open")).messages.length, 1);
+  await assert.rejects(client.readResource("mem://secret"), { code: -32002 });
+  await client.close();
+  await server.close();
+});

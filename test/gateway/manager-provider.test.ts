@@ -51,3 +51,20 @@ test("prompts named by the same rules, resources under mcp-bridge://<server>/", 
   assert.equal(read.contents[0]!.uri, "mcp-bridge://a/echo://greeting");
   assert.equal((read.contents[0] as { text: string }).text, "Hello from echo");
 });
+
+test("progress comes through from the upstream, and a cancelled call is cancelled upstream", async () => {
+  const seen: string[] = [];
+  const done = await client.callTool("mcp__a__slow_progress", { steps: 2, delayMs: 1 }, { onProgress: (p) => seen.push(`${p.progress}/${p.total}`) });
+  assert.deepEqual([done.content, seen], [[{ type: "text", text: "done after 2 steps" }], ["1/2", "2/2"]]);
+  const audited = new Promise<string>((resolve) => {
+    const off = manager.on("audit", (r) => {
+      if (r.tool !== "slow_progress" || r.outcome === "ok") return;
+      off();
+      resolve(r.outcome);
+    });
+  });
+  const stop = new AbortController();
+  const call = client.callTool("mcp__b__slow_progress", { steps: 1000, delayMs: 50 }, { signal: stop.signal, onProgress: () => stop.abort() });
+  await assert.rejects(call, { code: "CANCELLED" });
+  assert.equal(await audited, "cancelled", "the manager's call was cancelled, not left running");
+});

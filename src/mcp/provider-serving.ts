@@ -13,11 +13,13 @@ import { raceDeadline, TIMED_OUT } from "../util/deadline.ts";
 import { isPlainObject } from "../util/object.ts";
 import { MiddlewarePipeline } from "./middleware-pipeline.ts";
 import { servingContext } from "./provider-context.ts";
-export { ProviderCallContext } from "./provider-context.ts";
 import type { Listing, ListPage, ServerProvider, Middleware, ProviderListener, ServedFeatures, ServingContext, ToolCall } from "./provider-types.ts";
 import { pageOf } from "./server-paging.ts";
 import { errorResult, toolFailure, type ChangedList, type HandlerContext, type ListKind, type ServerRegistry } from "./server-registry.ts";
 import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult, Tool } from "./types.ts";
+
+/** The context its sessions hand out, loaded with this module (McpServer installs it). */
+export { ProviderCallContext } from "./provider-context.ts";
 
 export interface ProviderFeaturesOptions {
   providers: readonly ServerProvider[];

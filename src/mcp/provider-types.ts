@@ -1,8 +1,9 @@
 /**
  * What an {@link McpServer} serves from, and the pipeline around it: the provider contracts
  * (tools, prompts, resources), the context every provider and middleware is given for one
- * downstream request, and the middleware contract. Type-only: a server that uses none of it
- * loads none of it (docs/decisions.md 1-gw).
+ * downstream request, and the middleware contract. Types only, erased at run time; what
+ * serves them (provider-serving.ts) is loaded only by a server given providers or middleware
+ * (docs/decisions.md 1-gw).
  */
 import type { ChangedList, HandlerContext, ListKind } from "./server-registry.ts";
 import type { InputRequest } from "./input-round.ts";

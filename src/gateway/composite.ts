@@ -16,6 +16,8 @@ import type { ServerProvider, ProviderListener, ServingContext } from "../mcp/pr
 import type { ChangedList } from "../mcp/server-registry.ts";
 import type {
   CallToolResult,
+  CompleteRequestParams,
+  CompleteResult,
   ContentBlock,
   GetPromptResult,
   Prompt,
@@ -92,9 +94,9 @@ export class CompositeProvider implements ServerProvider {
     return this.uris.unwrap(uri);
   }
 
-  /** Whether some member offers `list`, so a server declares only what is there. */
-  offers(list: ChangedList): boolean {
-    const method = list === "tools" ? "listTools" : list === "prompts" ? "listPrompts" : "listResources";
+  /** Whether some member offers `list` (or completions), so a server declares only what is there. */
+  offers(list: ChangedList | "completions"): boolean {
+    const method = list === "tools" ? "listTools" : list === "prompts" ? "listPrompts" : list === "completions" ? "complete" : "listResources";
     for (const p of this.members.values()) if (typeof p[method] === "function" && (p.offers?.(list) ?? true)) return true;
     return false;
   }
@@ -145,6 +147,19 @@ export class CompositeProvider implements ServerProvider {
     const result = await member.readResource(ref.uri, ctx);
     if (!Array.isArray(result?.contents)) return result;
     return { ...result, contents: result.contents.map((c) => ({ ...c, uri: this.uris.wrap(ref.namespace, c.uri) })) };
+  }
+
+  /** Completion of a member's prompt argument or template variable, asked of that member under its own names. */
+  async complete(params: CompleteRequestParams, ctx: ServingContext): Promise<CompleteResult> {
+    const ref = params.ref;
+    if (ref.type === "ref/prompt") {
+      const { member, own } = await this.owner(this.prompts, ref.name, "listPrompts", ctx);
+      return member.complete === undefined ? { completion: { values: [] } } : member.complete({ ...params, ref: { ...ref, name: own } }, ctx);
+    }
+    const target = this.uris.unwrap(ref.uri);
+    const member = target && this.members.get(target.namespace);
+    if (target === undefined || member === undefined) throw new RpcError(ErrorCode.InvalidParams, `completion/complete: unknown reference ${JSON.stringify(ref)}`);
+    return member.complete === undefined ? { completion: { values: [] } } : member.complete({ ...params, ref: { ...ref, uri: target.uri } }, ctx);
   }
 
   /** Subscribes to every member: list changes pass on, updated URIs under their namespace. */

@@ -12,7 +12,7 @@ import type { BridgedContent, BridgedResult } from "../bridge/types.ts";
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { McpManager } from "../manager/manager.ts";
 import type { ServerProvider, ProviderListener, ServingContext } from "../mcp/provider-types.ts";
-import type { CallToolResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool } from "../mcp/types.ts";
+import type { CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool } from "../mcp/types.ts";
 
 /**
  * ```ts
@@ -74,6 +74,19 @@ export class ManagerProvider implements ServerProvider {
     if (ref === undefined) throw new RpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
     const result = await this.manager.readResource(ref.namespace, ref.uri, { signal: ctx.signal });
     return { ...result, contents: result.contents.map((c) => ({ ...c, uri: this.uris.wrap(ref.namespace, c.uri) })) };
+  }
+
+  /** Completion of an upstream's prompt argument (or resource template variable), asked of that server. */
+  async complete(params: CompleteRequestParams, ctx: ServingContext): Promise<CompleteResult> {
+    const ref = params.ref;
+    if (ref.type === "ref/prompt") {
+      const target = this.prompts.resolve(ref.name) ?? (await this.listPrompts(), this.prompts.resolve(ref.name));
+      if (target === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(ref.name)}`);
+      return this.manager.complete(target.server, { ...params, ref: { ...ref, name: target.tool } }, { signal: ctx.signal });
+    }
+    const target = this.uris.unwrap(ref.uri);
+    if (target === undefined) throw new RpcError(ErrorCode.InvalidParams, `completion/complete: unknown reference ${JSON.stringify(ref)}`);
+    return this.manager.complete(target.namespace, { ...params, ref: { ...ref, uri: target.uri } }, { signal: ctx.signal });
   }
 
   /** Tool changes as the manager reports them; prompts and resources whenever a server changes state. */

@@ -16,7 +16,7 @@ import { servingContext } from "./provider-context.ts";
 import type { Listing, ListPage, ServerProvider, Middleware, ProviderListener, ServedFeatures, ServingContext, ToolCall } from "./provider-types.ts";
 import { pageOf } from "./server-paging.ts";
 import { errorResult, toolFailure, type ChangedList, type HandlerContext, type ListKind, type ServerRegistry } from "./server-registry.ts";
-import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult, Tool } from "./types.ts";
+import type { CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, ReadResourceResult, Tool } from "./types.ts";
 
 /** The context its sessions hand out, loaded with this module (McpServer installs it). */
 export { ProviderCallContext } from "./provider-context.ts";
@@ -70,7 +70,7 @@ export class ProviderFeatures implements ServedFeatures {
   }
 
   get completes(): boolean {
-    return this.registry.completes;
+    return this.registry.completes || this.providers.some((p) => typeof p.complete === "function" && (p.offers?.("completions") ?? true));
   }
 
   /** A provider's URIs are not all listed (templates), so any URI may be subscribed to once some provider reads. */
@@ -140,8 +140,30 @@ export class ProviderFeatures implements ServedFeatures {
     }
   }
 
-  complete(params: Record<string, unknown>, handler: HandlerContext): Promise<CompleteResult> {
-    return this.registry.complete(params, handler);
+  /** The registry completes its own prompts and templates; a provider's go to it. */
+  async complete(params: Record<string, unknown>, handler: HandlerContext): Promise<CompleteResult> {
+    const ref = params.ref;
+    const prompt = isPlainObject(ref) && ref.type === "ref/prompt" && typeof ref.name === "string" ? ref.name : undefined;
+    const uri = isPlainObject(ref) && ref.type === "ref/resource" && typeof ref.uri === "string" ? ref.uri : undefined;
+    const ctx = servingContext(handler);
+    let entry: Listed | undefined;
+    if (prompt !== undefined && localEntry(this.registry, "prompts", prompt) === undefined) {
+      entry = await this.find("prompts", prompt, ctx);
+      if (entry !== undefined && (await this.hidden("prompts", prompt, ctx, entry))) entry = undefined;
+    } else if (uri !== undefined && localEntry(this.registry, "resourceTemplates", uri) === undefined && !this.registry.knows(uri)) {
+      entry = (await this.find("resourceTemplates", uri, ctx)) ?? (await this.find("resources", uri, ctx));
+    }
+    const owner = entry?.owner;
+    if (owner?.complete !== undefined) {
+      try {
+        return await this.bounded(owner.complete(params as CompleteRequestParams, ctx), "completion/complete");
+      } catch (err) {
+        throw asRpcError(err, "completion/complete");
+      }
+    }
+    if (entry !== undefined) return { completion: { values: [] } }; // a provider's, which offers none
+    if (this.registry.completes) return this.registry.complete(params, handler);
+    throw new RpcError(ErrorCode.InvalidParams, `completion/complete: unknown reference ${JSON.stringify(ref)}`);
   }
 
   /** A tool call routed to its owner, through the pipeline when there is one. */

@@ -9,6 +9,7 @@ import type { ChangedList, HandlerContext, ListKind } from "./server-registry.ts
 import type { InputRequest } from "./input-round.ts";
 import type {
   CallToolResult,
+  CompleteRequestParams,
   CompleteResult,
   ElicitRequestParams,
   ElicitResult,
@@ -105,11 +106,16 @@ export interface ResourceProvider {
  */
 export interface ServerProvider extends Partial<ToolProvider>, Partial<PromptProvider>, Partial<ResourceProvider> {
   /**
-   * Whether it offers `list` (templates count as resources); asked for the capabilities a
-   * session is told. Default: whether it has the list's method. For a provider that has the
+   * Whether it offers `list` (templates count as resources) or completions; asked for the
+   * capabilities a session is told. Default: whether it has the list's (or `complete`) method. For a provider that has the
    * methods whatever it serves (a composite).
    */
-  offers?(list: ChangedList): boolean;
+  offers?(list: ChangedList | "completions"): boolean;
+  /**
+   * `completion/complete` for one of its prompts (`ref/prompt`, under its name here) or
+   * resource templates (`ref/resource`, under its URI template here).
+   */
+  complete?(params: CompleteRequestParams, ctx: ServingContext): CompleteResult | Promise<CompleteResult>;
   /** Subscribes to changes; returns the unsubscribe function. */
   subscribe?(listener: ProviderListener): () => void;
 }

@@ -135,3 +135,24 @@ test("the stateless era lists and calls through the composite too", async () => 
   await assert.rejects(h.client.request("resources/read", { uri: "mcp-bridge://a/x", _meta: META }), { code: -32602 });
   await server.close();
 });
+
+test("completion goes to the member of the prompt or template, under its own names", async () => {
+  const asked: unknown[] = [];
+  const completing: ServerProvider = {
+    ...member("a"),
+    complete: (params) => (asked.push(params.ref), { completion: { values: [`${params.argument.value}1`] } }),
+  };
+  const composite = new CompositeProvider([{ namespace: "a", provider: completing }, { namespace: "b", provider: member("b") }]);
+  const server = new McpServer({ name: "gw", version: "1" }, { providers: [composite] });
+  const client = await clientOf(server);
+  assert.ok(client.serverCapabilities?.completions, "completions declared: a member completes");
+  const byPrompt = await client.complete({ ref: { type: "ref/prompt", name: "a__echo" }, argument: { name: "x", value: "v" } });
+  const byTemplate = await client.complete({ ref: { type: "ref/resource", uri: "mcp-bridge://a/mem://a/{id}" }, argument: { name: "id", value: "4" } });
+  assert.deepEqual([byPrompt.completion.values, byTemplate.completion.values], [["v1"], ["41"]]);
+  assert.deepEqual(asked, [{ type: "ref/prompt", name: "echo" }, { type: "ref/resource", uri: "mem://a/{id}" }]);
+  const none = await client.complete({ ref: { type: "ref/prompt", name: "b__echo" }, argument: { name: "x", value: "v" } });
+  assert.deepEqual(none.completion.values, [], "a member that does not complete offers nothing");
+  await assert.rejects(client.complete({ ref: { type: "ref/prompt", name: "zz" }, argument: { name: "x", value: "v" } }), { code: -32602 });
+  await client.close();
+  await server.close();
+});

@@ -68,3 +68,8 @@ test("progress comes through from the upstream, and a cancelled call is cancelle
   await assert.rejects(call, { code: "CANCELLED" });
   assert.equal(await audited, "cancelled", "the manager's call was cancelled, not left running");
 });
+
+test("completion of an upstream prompt's argument, asked under the gateway's name", async () => {
+  const done = await client.complete({ ref: { type: "ref/prompt", name: "mcp__b__greet" }, argument: { name: "name", value: "Al" } });
+  assert.deepEqual(done.completion.values, ["Alan", "Alice"]);
+});

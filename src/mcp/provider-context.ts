@@ -14,6 +14,26 @@ import { isModernVersion } from "./versions.ts";
 
 export class ProviderCallContext extends ToolCallContext implements ServingContext {
   private identity: ClientIdentity | undefined;
+  private stop: AbortSignal | undefined;
+  private stopOrCancel: AbortSignal | undefined;
+
+  /**
+   * This request's context for one provider answer, whose `signal` also aborts on `stop`
+   * (the answer's time ran out), so a provider that listens gives up the work nobody waits for.
+   */
+  bounded(stop: AbortSignal): ProviderCallContext {
+    const scoped = new ProviderCallContext(this.session, this.ctx);
+    scoped.identity = this.identity;
+    scoped.stop = stop;
+    return scoped;
+  }
+
+  /** Made only when read, like the request's own. */
+  override get signal(): AbortSignal {
+    if (this.stop === undefined) return super.signal;
+    this.stopOrCancel ??= AbortSignal.any([super.signal, this.stop]);
+    return this.stopOrCancel;
+  }
 
   /** Read when first asked: most calls never look. */
   get client(): ClientIdentity {

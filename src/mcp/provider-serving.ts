@@ -12,7 +12,7 @@ import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/error
 import { raceDeadline, TIMED_OUT } from "../util/deadline.ts";
 import { isPlainObject } from "../util/object.ts";
 import { MiddlewarePipeline } from "./middleware-pipeline.ts";
-import { servingContext } from "./provider-context.ts";
+import { ProviderCallContext, servingContext } from "./provider-context.ts";
 import type { Listing, ListPage, ServerProvider, Middleware, ProviderListener, ServedFeatures, ServingContext, ToolCall } from "./provider-types.ts";
 import { pageOf } from "./server-paging.ts";
 import { errorResult, toolFailure, type ChangedList, type HandlerContext, type ListKind, type ServerRegistry } from "./server-registry.ts";
@@ -107,7 +107,7 @@ export class ProviderFeatures implements ServedFeatures {
     for (const p of this.providers) {
       if (typeof p.readResource !== "function") continue;
       try {
-        const result = await this.bounded(p.readResource(uri, ctx), `resources/read ${JSON.stringify(uri)}`);
+        const result = await this.answer(ctx, `resources/read ${JSON.stringify(uri)}`, (c) => p.readResource!(uri, c));
         if (!isPlainObject(result) || !Array.isArray(result.contents)) {
           throw new RpcError(ErrorCode.InternalError, `reading ${uri} produced a malformed result (a provider bug)`);
         }
@@ -134,7 +134,7 @@ export class ProviderFeatures implements ServedFeatures {
       throw new RpcError(ErrorCode.InvalidParams, `prompts/get "${name}": arguments must be an object of strings`);
     }
     try {
-      return await this.bounded(owner.getPrompt(name, args as Record<string, string>, ctx), `prompts/get ${JSON.stringify(name)}`);
+      return await this.answer(ctx, `prompts/get ${JSON.stringify(name)}`, (c) => owner.getPrompt!(name, args as Record<string, string>, c));
     } catch (err) {
       throw asRpcError(err, "prompts/get");
     }
@@ -156,7 +156,7 @@ export class ProviderFeatures implements ServedFeatures {
     const owner = entry?.owner;
     if (owner?.complete !== undefined) {
       try {
-        return await this.bounded(owner.complete(params as CompleteRequestParams, ctx), "completion/complete");
+        return await this.answer(ctx, "completion/complete", (c) => owner.complete!(params as CompleteRequestParams, c));
       } catch (err) {
         throw asRpcError(err, "completion/complete");
       }
@@ -211,7 +211,7 @@ export class ProviderFeatures implements ServedFeatures {
 
   private async callProvider(owner: ServerProvider, name: string, args: Record<string, unknown>, ctx: ServingContext): Promise<CallToolResult> {
     try {
-      const result = await this.bounded(owner.callTool!(name, args, ctx), `tools/call ${JSON.stringify(name)}`);
+      const result = await this.answer(ctx, `tools/call ${JSON.stringify(name)}`, (c) => owner.callTool!(name, args, c));
       if (!isPlainObject(result) || !Array.isArray(result.content)) {
         return errorResult(`Tool "${name}" returned a malformed result (a provider bug): it needs a content array`);
       }
@@ -250,7 +250,7 @@ export class ProviderFeatures implements ServedFeatures {
     const list = p[method] as ((ctx: ServingContext) => readonly unknown[] | Promise<readonly unknown[]>) | undefined;
     if (typeof list !== "function") return [];
     try {
-      const items = await this.bounded(list.call(p, ctx), method);
+      const items = await this.answer(ctx, method, (c) => list.call(p, c));
       if (!Array.isArray(items)) throw new BridgeError("INVALID_RESULT", `a provider's ${method} returned no array`);
       return items;
     } catch (err) {
@@ -259,14 +259,20 @@ export class ProviderFeatures implements ServedFeatures {
     }
   }
 
-  /** `value`, or BridgeError `TIMEOUT` when it is a promise that does not settle in time. */
-  private async bounded<T>(value: T | Promise<T>, what: string): Promise<T> {
+  /**
+   * A provider's answer, or BridgeError `TIMEOUT` when it does not come in time. The provider
+   * runs with a context whose signal aborts then too (with that error as its reason), so one
+   * that listens stops (the request's own signal is read only if the provider reads its own).
+   */
+  private async answer<T>(ctx: ServingContext, what: string, run: (ctx: ServingContext) => T | Promise<T>): Promise<T> {
+    const stop = new AbortController();
+    const value = run(ctx instanceof ProviderCallContext ? ctx.bounded(stop.signal) : ctx);
     if (!(value instanceof Promise)) return value;
     const settled = await raceDeadline(value, this.timeoutMs);
-    if (settled === TIMED_OUT) {
-      throw new BridgeError("TIMEOUT", `a provider did not answer ${what} within ${this.timeoutMs} ms`, { details: { timeoutMs: this.timeoutMs } });
-    }
-    return settled;
+    if (settled !== TIMED_OUT) return settled;
+    const err = new BridgeError("TIMEOUT", `a provider did not answer ${what} within ${this.timeoutMs} ms`, { details: { timeoutMs: this.timeoutMs } });
+    stop.abort(err);
+    throw err;
   }
 }
 

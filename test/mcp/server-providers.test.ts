@@ -174,13 +174,15 @@ test("a provider that throws: its call is an error result, its list is left out 
   await Promise.all([client.close(), client2.close(), server.close(), server2.close()]);
 });
 
-test("a provider that never answers is bounded: left out of the list with a TIMEOUT, its call an error result", async () => {
+test("a provider that never answers is bounded: left out of the list with a TIMEOUT, its call an error result, its signal aborted", async () => {
   const errors: unknown[] = [];
   let hangLists = true;
   const silent: ServerProvider = {
     listTools: () => (hangLists ? new Promise(() => {}) : [{ name: "silent", inputSchema: OBJECT }]),
-    callTool: () => new Promise(() => {}),
+    callTool: (_name, _args, ctx) =>
+      new Promise(() => ctx.signal.addEventListener("abort", () => gaveUp.push((ctx.signal.reason as BridgeError).code))),
   };
+  const gaveUp: string[] = [];
   const good = toolProvider("good", "fine");
   const server = new McpServer({ name: "s", version: "1" }, { providers: [silent, good.provider], providerTimeoutMs: 20, onProviderError: (e) => errors.push(e) });
   const client = await clientOf(server);
@@ -189,6 +191,7 @@ test("a provider that never answers is bounded: left out of the list with a TIME
   assert.equal((errors[0] as BridgeError).code, "TIMEOUT");
   hangLists = false;
   const result = await client.callTool("silent");
+  assert.deepEqual(gaveUp, ["TIMEOUT"], "the provider's signal aborted when its time ran out");
   assert.deepEqual(result, { content: [{ type: "text", text: 'Tool "silent" failed: a provider did not answer tools/call "silent" within 20 ms' }], isError: true });
   await client.close();
   await server.close();

@@ -4,12 +4,8 @@
  * namespaces, the policy and the result limit applied, input asked of the client in both eras.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { nodeModuleCommand } from "../../src/util/node-command.ts";
-import { alive, connectFixture, reap } from "./helpers.ts";
+import { alive, connectFixture, rawStdioChild, reap } from "./helpers.ts";
 
 test("handshake era: namespaced tools and prompts, the policy, the limit, and an elicitation", { timeout: 60_000 }, async () => {
   const { client, transport } = await connectFixture("composite.ts", [], {
@@ -37,12 +33,7 @@ test("handshake era: namespaced tools and prompts, the policy, the limit, and an
 
 test("stateless era over stdio: the same names, and the elicitation as an input round", { timeout: 60_000 }, async () => {
   const META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
-  const cmd = nodeModuleCommand("fixtures/servers/composite.ts");
-  const child = spawn(cmd.command, cmd.args, { cwd: fileURLToPath(new URL("../../", import.meta.url)), stdio: ["pipe", "pipe", "inherit"] });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const next = async (): Promise<Record<string, any>> => JSON.parse(((await lines.next()).value as string | undefined) ?? "null");
-  const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
+  const { send, next, end, kill } = rawStdioChild("composite.ts");
   try {
     send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } });
     const listed = await next();
@@ -54,12 +45,8 @@ test("stateless era over stdio: the same names, and the elicitation as an input 
     send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { ...ask, inputResponses: { name: { action: "accept", content: { name: "Grace" } } }, requestState: round.result.requestState } });
     const done = await next();
     assert.deepEqual([done.id, done.result.content[0].text, done.result.resultType], [3, "docs: hello Grace (stateless)", "complete"]);
-    child.stdin.end();
-    assert.equal(await exited, 0);
+    assert.equal(await end(), 0);
   } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await exited;
-    }
+    await kill();
   }
 });

@@ -15,6 +15,14 @@ export interface SpilledResultsOptions {
 
 const PREFIX = "mcp-bridge://result-";
 
+/**
+ * Give the same instance to `resultLimits({ spill })` and to the server's `providers`:
+ *
+ * ```ts
+ * const spill = new SpilledResults();
+ * new McpServer(info, { providers: [upstreams, spill], middleware: [resultLimits({ maxTextChars: 20_000, spill })] });
+ * ```
+ */
 export class SpilledResults implements ServerProvider {
   private readonly kept = new Map<string, string>();
   private readonly maxEntries: number;

@@ -25,8 +25,11 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   // to the transports as an object, so they never import it (docs/decisions.md 114).
   auth: ["jsonrpc", "security", "transport", "util"],
   manager: ["bridge", "config", "jsonrpc", "mcp", "schema", "security", "transport", "util"],
+  // What McpServer serves beyond its own registrations: composites of providers, the built-in
+  // middleware (on security/ and bridge/), McpManager as a provider.
+  gateway: ["bridge", "config", "jsonrpc", "manager", "mcp", "schema", "security", "transport", "util"],
   acp: ["auth", "bridge", "config", "jsonrpc", "manager", "mcp", "schema", "security", "transport", "util"],
-  cli: ["acp", "auth", "bridge", "config", "jsonrpc", "manager", "mcp", "schema", "security", "transport", "util"],
+  cli: ["acp", "auth", "bridge", "config", "gateway", "jsonrpc", "manager", "mcp", "schema", "security", "transport", "util"],
 };
 
 /**

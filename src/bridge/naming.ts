@@ -19,6 +19,10 @@
  *   server's re-assignment (after `list_changed`) keeps the names of tools it still has.
  *
  * The only way back from a bridged name is {@link ToolNamer.resolve}; names are never split.
+ *
+ * The same rules name a gateway's tools and prompts (`CompositeProvider`: `<namespace>__<name>`,
+ * no `mcp__` lead), and {@link UriNamespaces} puts resource URIs under a namespace reversibly
+ * (docs/decisions.md 126).
  */
 
 /** Default cap on a bridged name (OpenAI and Anthropic tool names allow 64 characters). */
@@ -38,6 +42,11 @@ export type NamingFunction = (prefix: string, tool: string, server: string) => s
 export interface ToolNamerOptions {
   /** Cap on bridged names, at least {@link MIN_MAX_NAME_LENGTH}. Default 64. */
   maxLength?: number;
+  /**
+   * What a name starts with, before the server part: `mcp__` (default), or `""` for a
+   * gateway's `<namespace>__<name>`. Ignored when `naming` is given.
+   */
+  lead?: string;
   /** Replaces the `mcp__<prefix>__<tool>` scheme. */
   naming?: NamingFunction;
 }
@@ -65,6 +74,7 @@ interface ServerEntry {
 export class ToolNamer {
   readonly maxLength: number;
   private readonly naming: NamingFunction | undefined;
+  private readonly lead: string;
   private readonly owners = new Map<string, ToolRef>();
   private readonly servers = new Map<string, ServerEntry>();
 
@@ -75,6 +85,8 @@ export class ToolNamer {
     }
     this.maxLength = max;
     this.naming = options.naming;
+    this.lead = options.lead ?? "mcp__";
+    if (sanitizeName(this.lead) !== this.lead) throw new RangeError(`ToolNamer: lead must use only [A-Za-z0-9_-], got ${JSON.stringify(this.lead)}`);
   }
 
   /**
@@ -140,7 +152,7 @@ export class ToolNamer {
   }
 
   private pick(server: string, part: string, tool: string): string {
-    const raw = this.naming ? this.naming(part, tool, server) : `mcp__${part}__${tool}`;
+    const raw = this.naming ? this.naming(part, tool, server) : `${this.lead}${part}__${tool}`;
     const clean = sanitizeName(raw);
     const plain =
       clean === raw &&
@@ -165,8 +177,9 @@ export function sanitizeName(name: string): string {
 }
 
 /**
- * True when `mcp__<part>__<tool>` can be read back unambiguously for any tool: the first
- * `__` after `mcp__` must be the separator, so the part holds no `__` and does not end in `_`.
+ * True when `<lead><part>__<tool>` can be read back unambiguously for any tool: the first
+ * `__` after the lead must be the separator, so the part holds no `__` and does not end in `_`.
+ * (An empty lead needs nothing more: the name then starts with the part.)
  */
 function isReadableServerPart(part: string): boolean {
   return part !== "" && !part.includes("__") && !part.endsWith("_") && sanitizeName(part) === part;
@@ -189,4 +202,58 @@ export function stableHash(text: string): string {
     h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+/** The scheme of a namespaced resource URI: `mcp-bridge://<namespace>/<original URI>`. */
+export const NAMESPACED_URI_PREFIX = "mcp-bridge://";
+
+/** Cap on a namespace's segment in a URI (a hash keeps longer ones apart). */
+const MAX_SEGMENT_LENGTH = 64;
+
+/**
+ * Resource URIs of several servers under one namespace each, reversibly:
+ * `mcp-bridge://<segment>/<original URI>`, the original kept verbatim (so a template
+ * `file:///{path}` becomes `mcp-bridge://fs/file:///{path}` and still expands). The segment is
+ * the namespace itself when it is a plain `[A-Za-z0-9_-]` word of at most 64 characters,
+ * otherwise its sanitised, shortened form plus a hash of the whole namespace; either way it
+ * depends only on the namespace, so a URI stays valid across restarts. The only way back is
+ * {@link unwrap}, which knows the namespaces added.
+ *
+ * @example
+ * const uris = new UriNamespaces();
+ * uris.wrap("fs", "file:///a.txt"); // "mcp-bridge://fs/file:///a.txt"
+ * uris.unwrap("mcp-bridge://fs/file:///a.txt"); // { namespace: "fs", uri: "file:///a.txt" }
+ */
+export class UriNamespaces {
+  private readonly segments = new Map<string, string>();
+  private readonly namespaces = new Map<string, string>();
+
+  /** The namespace's segment, assigned on first use. */
+  segmentOf(namespace: string): string {
+    const known = this.segments.get(namespace);
+    if (known !== undefined) return known;
+    const clean = sanitizeName(namespace);
+    let segment = clean === namespace && clean !== "" && clean.length <= MAX_SEGMENT_LENGTH ? clean : undefined;
+    for (let salt = 0; segment === undefined || this.namespaces.has(segment); salt++) {
+      const input = salt === 0 ? namespace : `${namespace}\u0000${salt}`;
+      segment = `${clean.slice(0, MAX_SEGMENT_LENGTH - HASH_SUFFIX_LENGTH)}_${stableHash(input)}`;
+    }
+    this.segments.set(namespace, segment);
+    this.namespaces.set(segment, namespace);
+    return segment;
+  }
+
+  /** `uri` (or a URI template) under `namespace`. */
+  wrap(namespace: string, uri: string): string {
+    return `${NAMESPACED_URI_PREFIX}${this.segmentOf(namespace)}/${uri}`;
+  }
+
+  /** The namespace and original URI behind a wrapped URI; undefined for any other URI. */
+  unwrap(uri: string): { namespace: string; uri: string } | undefined {
+    if (!uri.startsWith(NAMESPACED_URI_PREFIX)) return undefined;
+    const slash = uri.indexOf("/", NAMESPACED_URI_PREFIX.length);
+    if (slash < 0) return undefined;
+    const namespace = this.namespaces.get(uri.slice(NAMESPACED_URI_PREFIX.length, slash));
+    return namespace === undefined ? undefined : { namespace, uri: uri.slice(slash + 1) };
+  }
 }

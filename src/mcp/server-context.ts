@@ -27,7 +27,8 @@ export function checked<T>(value: T, method: string, ok: (v: Record<string, unkn
  */
 export class ToolCallContext implements HandlerContext {
   readonly session: ServerSession;
-  private readonly ctx: RequestContext;
+  /** The peer's context of the request (a subclass may make another context of the same request). */
+  protected readonly ctx: RequestContext;
 
   constructor(session: ServerSession, ctx: RequestContext) {
     this.session = session;

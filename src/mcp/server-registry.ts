@@ -25,6 +25,8 @@ import { parseUriTemplate, type UriTemplate } from "./uri-template.ts";
 import type { ServerSession } from "./server-session.ts";
 import { isPlainObject } from "../util/object.ts";
 import type { AuthInfo } from "../jsonrpc/transport.ts";
+import type { ListPage, ServedFeatures } from "./provider-types.ts";
+import { pageOf } from "./server-paging.ts";
 
 /** What a handler can use while it serves one request. */
 export interface HandlerContext {
@@ -115,7 +117,7 @@ const MAX_COMPLETION_VALUES = 100;
 /** A paginated list request's target (also the member name of its result). */
 export type ListKind = "tools" | "resources" | "resourceTemplates" | "prompts";
 
-export class ServerRegistry {
+export class ServerRegistry implements ServedFeatures {
   private readonly defsCache = new Map<ListKind, unknown[]>();
   private readonly tools = new Map<string, ToolEntry>();
   private readonly resources = new Map<string, ResourceEntry>();
@@ -176,12 +178,8 @@ export class ServerRegistry {
   }
 
   /** One page of a list, in registration order. Throws -32602 for a cursor we did not issue. */
-  page(kind: ListKind, cursor: unknown, pageSize: number): { items: unknown[]; nextCursor?: string } {
-    const all = this.defs(kind);
-    const start = cursor === undefined ? 0 : decodeCursor(kind, cursor);
-    const end = start + pageSize;
-    const items = all.slice(start, end);
-    return end < all.length ? { items, nextCursor: encodeCursor(kind, end) } : { items };
+  page(kind: ListKind, cursor: unknown, pageSize: number): ListPage {
+    return pageOf(this.definitions(kind), kind, cursor, pageSize);
   }
 
   /** The definition of tool `name`, as registered. */
@@ -289,7 +287,7 @@ export class ServerRegistry {
   }
 
   /** The registered definitions of a list, cached until the next registration change. */
-  private defs(kind: ListKind): unknown[] {
+  definitions(kind: ListKind): unknown[] {
     const cached = this.defsCache.get(kind);
     if (cached) return cached;
     const entries: Iterable<{ def: unknown }> =
@@ -319,7 +317,8 @@ export class ServerRegistry {
   }
 }
 
-function errorResult(text: string): CallToolResult {
+/** A text result with `isError`: what the model reads when a tool could not give its answer. */
+export function errorResult(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
 
@@ -336,28 +335,6 @@ function completionResult(values: string[]): CompleteResult {
   return { completion: { values: values.slice(0, MAX_COMPLETION_VALUES), total: values.length, hasMore: true } };
 }
 
-// Cursors name their list so a tools cursor is refused by prompts/list. A cursor stays usable
-// after the list changes (the offset is clamped): the client was sent list_changed and will
-// list again, and failing the walk half-way would help nobody.
-function encodeCursor(kind: ListKind, offset: number): string {
-  return btoa(`${kind}:${offset}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function decodeCursor(kind: ListKind, cursor: unknown): number {
-  const invalid = () => new RpcError(ErrorCode.InvalidParams, "Invalid cursor");
-  if (typeof cursor !== "string" || cursor.length > 64 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
-  let text: string;
-  try {
-    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
-  } catch {
-    throw invalid();
-  }
-  const colon = text.indexOf(":");
-  const offset = text.slice(colon + 1);
-  if (text.slice(0, colon) !== kind || !/^[1-9][0-9]{0,8}$/.test(offset)) throw invalid();
-  return Number(offset);
-}
-
 /** Errors a tool throws that the spec sends as JSON-RPC errors, not as `isError` results. */
 const PROTOCOL_ERRORS: ReadonlySet<number> = new Set([ErrorCode.UrlElicitationRequired, ErrorCode.MissingRequiredClientCapability]);
 
@@ -366,7 +343,7 @@ const PROTOCOL_ERRORS: ReadonlySet<number> = new Set([ErrorCode.UrlElicitationRe
  * {@link PROTOCOL_ERRORS} and the stateless era's input round: its {@link InputRequired} stop
  * and its {@link InputResponseError} (the client answered with a malformed result).
  */
-function toolFailure(name: string, err: unknown): CallToolResult {
+export function toolFailure(name: string, err: unknown): CallToolResult {
   if (err instanceof InputRequired || err instanceof InputResponseError) throw err;
   if (err instanceof RpcError && PROTOCOL_ERRORS.has(err.code)) throw err;
   return errorResult(`Tool "${name}" failed: ${errorMessage(err)}`);

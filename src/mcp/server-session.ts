@@ -27,9 +27,10 @@ import type { InputRequest } from "./input-round.ts";
 import { StatelessExchange, type StatelessCore } from "./server-stateless.ts";
 import { declaresEra } from "./era-meta.ts";
 import type { HeaderBag } from "./param-headers.ts";
-import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
-import { checked, ToolCallContext, type InputOptions } from "./server-context.ts";
+import type { ChangedList, HandlerContext, ListKind } from "./server-registry.ts";
+import { checked, type InputOptions } from "./server-context.ts";
 import { isPlainObject } from "../util/object.ts";
+import { listResult } from "./server-paging.ts";
 
 /** What a session reads from the server that created it. */
 export interface SessionCore extends StatelessCore {
@@ -38,7 +39,8 @@ export interface SessionCore extends StatelessCore {
   readonly pageSize: number;
   readonly supportedVersions: readonly string[];
   readonly defaultLogLevel: LoggingLevel;
-  readonly registry: ServerRegistry;
+  /** The context a handler gets: a `ToolCallContext`, or the richer one of a server with providers. */
+  readonly contextOf: (session: ServerSession, ctx: RequestContext) => HandlerContext;
   /** The capabilities to declare to a client initializing now. */
   capabilities(): ServerCapabilities;
   /** The session ended; forget it. */
@@ -284,12 +286,9 @@ export class ServerSession {
       peer.setRequestHandler(method, (params, ctx) => this.statelessFirst(method, params, ctx));
     }
     for (const [method, kind] of LIST_METHODS) {
-      this.gate(method, (p) => {
-        const page = this.core.registry.page(kind, p.cursor, this.core.pageSize);
-        return page.nextCursor === undefined ? { [kind]: page.items } : { [kind]: page.items, nextCursor: page.nextCursor };
-      });
+      this.gate(method, (p, ctx) => listResult(kind, this.core.features.page(kind, p.cursor, this.core.pageSize, this.context(ctx))));
     }
-    const reg = this.core.registry;
+    const reg = this.core.features;
     this.gate(McpMethod.ToolsCall, (p, ctx) => reg.callTool(p, this.context(ctx)));
     this.gate(McpMethod.ResourcesRead, (p, ctx) => reg.readResource(p, this.context(ctx)));
     this.gate(McpMethod.PromptsGet, (p, ctx) => reg.getPrompt(p, this.context(ctx)));
@@ -379,7 +378,7 @@ export class ServerSession {
 
   private subscribe(uri: unknown): object {
     if (typeof uri !== "string") throw new RpcError(ErrorCode.InvalidParams, "resources/subscribe: uri must be a string");
-    if (!this.core.registry.knows(uri)) throw new RpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+    if (!this.core.features.knows(uri)) throw new RpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
     if (!this.subscriptions.has(uri) && this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
       throw new RpcError(ErrorCode.InvalidParams, `resources/subscribe: at most ${MAX_SUBSCRIPTIONS} subscriptions per session`);
     }
@@ -388,7 +387,7 @@ export class ServerSession {
   }
 
   private context(ctx: RequestContext): HandlerContext {
-    return new ToolCallContext(this, ctx);
+    return this.core.contextOf(this, ctx);
   }
 }
 

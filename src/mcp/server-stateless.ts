@@ -17,7 +17,9 @@ import { EraMeta, eraResult, missingCapability, readRequestMeta, type CacheHints
 import { InputRequired, InputRound, type InputRequest } from "./input-round.ts";
 import { paramHeaderMismatch, type HeaderBag } from "./param-headers.ts";
 import type { RequestStateSeal } from "./request-state.ts";
-import type { ChangedList, HandlerContext, ListKind, ServerRegistry } from "./server-registry.ts";
+import type { ChangedList, HandlerContext, ListKind } from "./server-registry.ts";
+import type { ServedFeatures } from "./provider-types.ts";
+import { listResult } from "./server-paging.ts";
 import { McpMethod, McpNotification, type Implementation, type ServerCapabilities } from "./types.ts";
 
 /** What the stateless side reads from its server. */
@@ -25,7 +27,8 @@ export interface StatelessCore {
   readonly info: Implementation;
   readonly instructions: string | undefined;
   readonly pageSize: number;
-  readonly registry: ServerRegistry;
+  /** What the server serves: its registry, or its providers and middleware. */
+  readonly features: ServedFeatures;
   /** Versions of the stateless era this server speaks (`server/discover`, -32022). */
   readonly statelessVersions: readonly string[];
   readonly seal: RequestStateSeal;
@@ -106,17 +109,16 @@ export class StatelessExchange {
 
   /** Registers the era's methods on the peer. */
   wire(): void {
-    const reg = this.core.registry;
+    const reg = this.core.features;
     this.serve(McpMethod.ServerDiscover, () => {
       const out: Record<string, unknown> = { supportedVersions: [...this.core.statelessVersions], capabilities: this.core.capabilities() };
       if (this.core.instructions !== undefined) out.instructions = this.core.instructions;
       return out;
     }, true);
     for (const [method, kind, capability] of LISTS) {
-      this.serve(method, (p) => {
+      this.serve(method, (p, ctx) => {
         this.requireServer(capability, method);
-        const page = reg.page(kind, p.cursor, this.core.pageSize);
-        return page.nextCursor === undefined ? { [kind]: page.items } : { [kind]: page.items, nextCursor: page.nextCursor };
+        return listResult(kind, reg.page(kind, p.cursor, this.core.pageSize, this.context(ctx)));
       }, true);
     }
     this.serve(McpMethod.ToolsCall, (p, ctx) => {
@@ -200,7 +202,7 @@ export class StatelessExchange {
   /** Over HTTP, `Mcp-Param-*` headers must match the arguments they mirror (-32020). */
   private checkParamHeaders(p: Record<string, unknown>): void {
     if (this.headers === undefined || typeof p.name !== "string" || !isPlainObject(p.arguments ?? {})) return;
-    const def = this.core.registry.toolDef(p.name);
+    const def = this.core.features.toolDef(p.name);
     const why = def && paramHeaderMismatch(def.inputSchema, (p.arguments ?? {}) as Record<string, unknown>, this.headers);
     if (why) throw new RpcError(ErrorCode.HeaderMismatch, `Header mismatch: ${why}`);
   }
@@ -249,7 +251,7 @@ export class StatelessExchange {
 }
 
 /** `resources/read`, with the era's not-found error: -32602 carrying the URI (was -32002). */
-async function readResource(reg: ServerRegistry, p: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {
+async function readResource(reg: ServedFeatures, p: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {
   try {
     return await reg.readResource(p, ctx);
   } catch (err) {

@@ -27,16 +27,32 @@ import {
   type ToolHandler,
 } from "./server-registry.ts";
 import { ServerSession, type SessionCore } from "./server-session.ts";
+import { ToolCallContext } from "./server-context.ts";
 import type { Implementation, LoggingLevel, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "./types.ts";
 import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "./versions.ts";
 import type { CacheHints } from "./era-meta.ts";
 import { RequestStateSeal } from "./request-state.ts";
+import type { ServerProvider, Middleware, ServedFeatures } from "./provider-types.ts";
 
 export { ServerSession } from "./server-session.ts";
 export type { InputOptions } from "./server-context.ts";
 export type { AuthInfo } from "../jsonrpc/transport.ts";
 export { InputRequired, InputResponseError, type InputRequest, type InputRequiredResult } from "./input-round.ts";
 export type { CacheHints } from "./era-meta.ts";
+export type {
+  BeforeOutcome,
+  ClientIdentity,
+  Listing,
+  ServerProvider,
+  Middleware,
+  PromptProvider,
+  ProtocolEra,
+  ProviderListener,
+  ResourceProvider,
+  ServingContext,
+  ToolCall,
+  ToolProvider,
+} from "./provider-types.ts";
 export type {
   ArgumentCompleter,
   ArgumentCompleters,
@@ -80,6 +96,25 @@ export interface McpServerOptions {
   cache?: Partial<CacheHints>;
   /** Versions of the stateless era this server speaks. Default: every one this library speaks. */
   statelessVersions?: readonly string[];
+  /**
+   * Served after this server's own registrations (`tool()`, `prompt()`, `resource()`), in
+   * order; on a name (or URI) two of them share, the first one listed wins. To serve several
+   * under namespaces, give one `CompositeProvider`. Their change events become `list_changed`.
+   */
+  providers?: readonly ServerProvider[];
+  /**
+   * The pipeline around listing and calling, in declared order (see {@link Middleware}). It
+   * applies to this server's own registrations too.
+   */
+  middleware?: readonly Middleware[];
+  /**
+   * Bound on each provider's answer, in ms (a list, a call, a read). A provider that takes
+   * longer fails that request with BridgeError `TIMEOUT` (a tool call: an `isError` result)
+   * and is left out of that list. Default 60 000.
+   */
+  providerTimeoutMs?: number;
+  /** Told when a provider fails or does not answer a list; it is left out of that list. */
+  onProviderError?: (error: Error) => void;
 }
 
 export class McpServer {
@@ -87,7 +122,11 @@ export class McpServer {
   private readonly options: McpServerOptions;
   private readonly registry: ServerRegistry;
   private readonly live = new Set<ServerSession>();
-  private readonly core: SessionCore;
+  private readonly core: SessionCore & { features: ServedFeatures; contextOf: SessionCore["contextOf"] };
+  /** Set when providers or middleware were given: the module serving them, loaded by the first connect. */
+  private serving: Promise<void> | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private readonly providerTimeoutMs: number;
   private readonly changedLists = new Set<ChangedList>();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -107,13 +146,18 @@ export class McpServer {
       pageSize,
       supportedVersions,
       defaultLogLevel: options.logLevel ?? "info",
-      registry,
+      features: registry,
+      contextOf: (session, ctx) => new ToolCallContext(session, ctx),
       statelessVersions: options.statelessVersions ?? MODERN_PROTOCOL_VERSIONS,
       seal: new RequestStateSeal(),
       cache: cacheHints(options.cache),
       capabilities: () => this.capabilities(),
       detach: (s) => this.live.delete(s),
     };
+    this.providerTimeoutMs = options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
+    if (!Number.isInteger(this.providerTimeoutMs) || this.providerTimeoutMs < 1) {
+      throw new RangeError(`McpServer: providerTimeoutMs must be a positive integer, got ${this.providerTimeoutMs}`);
+    }
   }
 
   /** Sessions currently connected. */
@@ -172,6 +216,8 @@ export class McpServer {
    */
   async connect(transport: Transport): Promise<ServerSession> {
     if (this.closed) throw new BridgeError("CLOSED", "McpServer is closed");
+    if (this.options.providers?.length || this.options.middleware?.length) await (this.serving ??= this.loadServing());
+    if (this.closed) throw new BridgeError("CLOSED", "McpServer is closed");
     const session = new ServerSession(transport, this.core, this.options.peerOptions);
     this.live.add(session);
     try {
@@ -187,18 +233,42 @@ export class McpServer {
   /** Closes every session and refuses new connections. */
   async close(): Promise<void> {
     this.closed = true;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     await Promise.all([...this.live].map((s) => s.close()));
   }
 
+  /**
+   * Loads the provider pipeline (a module a server without providers never loads: start-up,
+   * docs/decisions.md 124) and serves from it from now on.
+   */
+  private async loadServing(): Promise<void> {
+    const { ProviderFeatures, ProviderCallContext } = await import("./provider-serving.ts");
+    const features = new ProviderFeatures(this.registry, {
+      providers: this.options.providers ?? [],
+      middleware: this.options.middleware ?? [],
+      timeoutMs: this.providerTimeoutMs,
+      onProviderError: this.options.onProviderError,
+    });
+    this.core.features = features;
+    this.core.contextOf = (session, ctx) => new ProviderCallContext(session, ctx);
+    if (this.closed) return;
+    this.unsubscribe = features.subscribe({
+      listChanged: (list) => this.listChanged(list),
+      resourceUpdated: (uri) => void this.notifyResourceUpdated(uri),
+    });
+  }
+
   /** What a client initializing now is told. */
   private capabilities(): ServerCapabilities {
     const caps: ServerCapabilities = { logging: {} };
-    if (this.registry.completes) caps.completions = {};
-    if (this.registry.has("prompts")) caps.prompts = { listChanged: true };
-    if (this.registry.has("resources")) caps.resources = { subscribe: true, listChanged: true };
-    if (this.registry.has("tools")) caps.tools = { listChanged: true };
+    const features = this.core.features;
+    if (features.completes) caps.completions = {};
+    if (features.has("prompts")) caps.prompts = { listChanged: true };
+    if (features.has("resources")) caps.resources = { subscribe: true, listChanged: true };
+    if (features.has("tools")) caps.tools = { listChanged: true };
     return { ...caps, ...this.options.capabilities };
   }
 
@@ -220,6 +290,9 @@ export class McpServer {
     }, 0);
   }
 }
+
+/** Default of {@link McpServerOptions.providerTimeoutMs}: the request default of docs/decisions.md 3. */
+const DEFAULT_PROVIDER_TIMEOUT_MS = 60_000;
 
 function cacheHints(given: Partial<CacheHints> = {}): CacheHints {
   const ttlMs = given.ttlMs ?? 0;

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { DEFAULT_MAX_NAME_LENGTH, ToolNamer, sanitizeName, stableHash } from "../../src/bridge/naming.ts";
+import { DEFAULT_MAX_NAME_LENGTH, ToolNamer, UriNamespaces, sanitizeName, stableHash } from "../../src/bridge/naming.ts";
 
 const SAFE = /^[A-Za-z0-9_-]+$/;
 const HASHED = /_[0-9a-f]{8}$/;
@@ -252,5 +252,38 @@ describe("ToolNamer", () => {
     assert.match(long, HASHED);
     assert.throws(() => new ToolNamer({ maxLength: 19 }), RangeError);
     assert.throws(() => new ToolNamer({ maxLength: 40.5 }), RangeError);
+  });
+});
+
+describe("ToolNamer with an empty lead (a gateway's <namespace>__<name>)", () => {
+  it("keeps the same rules: plain when readable back, hashed otherwise", () => {
+    const namer = new ToolNamer({ lead: "" });
+    assert.equal(namer.assign("fs", tools("read")).get("read"), "fs__read");
+    assert.match(namer.assign("a_", tools("b")).get("b")!, /^a___b_[0-9a-f]{8}$/, "a part ending in _ could be read back wrong");
+    assert.deepEqual(namer.resolve("fs__read"), { server: "fs", tool: "read" });
+    assert.throws(() => new ToolNamer({ lead: "mcp:" }), RangeError);
+  });
+});
+
+describe("UriNamespaces", () => {
+  it("puts a URI under its namespace verbatim and takes it back", () => {
+    const uris = new UriNamespaces();
+    assert.equal(uris.wrap("fs", "file:///a b?x#y"), "mcp-bridge://fs/file:///a b?x#y");
+    assert.deepEqual(uris.unwrap("mcp-bridge://fs/file:///a b?x#y"), { namespace: "fs", uri: "file:///a b?x#y" });
+    assert.equal(uris.wrap("fs", "mem://{id}"), "mcp-bridge://fs/mem://{id}", "templates keep their expressions");
+  });
+
+  it("hashes a namespace that is not a plain word, the same way in every instance", () => {
+    const wrapped = new UriNamespaces().wrap("my server/1", "x:y");
+    assert.match(wrapped, /^mcp-bridge:\/\/my_server_1_[0-9a-f]{8}\/x:y$/);
+    const restarted = new UriNamespaces();
+    assert.equal(restarted.wrap("my server/1", "x:y"), wrapped);
+    assert.deepEqual(restarted.unwrap(wrapped), { namespace: "my server/1", uri: "x:y" });
+  });
+
+  it("knows nothing it did not hand out", () => {
+    const uris = new UriNamespaces();
+    uris.segmentOf("fs");
+    assert.deepEqual([uris.unwrap("file:///a"), uris.unwrap("mcp-bridge://other/x"), uris.unwrap("mcp-bridge://fs")], [undefined, undefined, undefined]);
   });
 });

@@ -1,5 +1,7 @@
 /** Shared pieces of the end-to-end tests: fixture command lines and process checks. */
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { McpClient, type McpClientOptions } from "../../src/mcp/client.ts";
@@ -55,6 +57,38 @@ export function reap(pid: number | undefined): void {
       // already gone
     }
   }
+}
+
+/** A fixture server as a child spoken to in raw JSON lines: for what McpClient does not send. */
+export interface RawStdioChild {
+  send(message: object): void;
+  /** The next line the server wrote, parsed (null once stdout ended). */
+  next(): Promise<Record<string, any>>;
+  /** Ends stdin and resolves with the exit code. */
+  end(): Promise<number | null>;
+  /** SIGKILLs the child if it is still running, and waits for it: put it in a `finally`. */
+  kill(): Promise<void>;
+}
+
+/** Spawns `fixtures/servers/<file>` with stdin and stdout as pipes (stderr inherited). */
+export function rawStdioChild(file: string): RawStdioChild {
+  const cmd = nodeModuleCommand(join(ROOT, "fixtures", "servers", file));
+  const child = spawn(cmd.command, cmd.args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return {
+    send: (m) => void child.stdin.write(`${JSON.stringify(m)}\n`),
+    next: async () => JSON.parse(((await lines.next()).value as string | undefined) ?? "null"),
+    end: () => {
+      child.stdin.end();
+      return exited;
+    },
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
 }
 
 /** Spawns a fixture and connects a client to it; the caller closes the client. */

@@ -4,13 +4,10 @@
  * methods do not exist.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { RpcError } from "../../src/jsonrpc/errors.ts";
 import { McpServer } from "../../src/mcp/server.ts";
-import { nodeModuleCommand } from "../../src/util/node-command.ts";
+import { rawStdioChild } from "../e2e/helpers.ts";
 import { connect } from "./server-harness.ts";
 
 const META = {
@@ -74,12 +71,7 @@ test("a bare server/discover is -32601; initialize first: a 2025 session, where 
 });
 
 test("the echo fixture as a stdio child speaks 2026-07-28 when the first line is server/discover", { timeout: 30_000 }, async () => {
-  const echo = nodeModuleCommand("fixtures/servers/echo.ts");
-  const child = spawn(echo.command, echo.args, { cwd: fileURLToPath(new URL("../../", import.meta.url)), stdio: ["pipe", "pipe", "inherit"] });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const next = async (): Promise<Record<string, any>> => JSON.parse(((await lines.next()).value as string | undefined) ?? "null");
-  const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
+  const { send, next, end, kill } = rawStdioChild("echo.ts");
   try {
     send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: META } });
     const d = await next();
@@ -89,12 +81,8 @@ test("the echo fixture as a stdio child speaks 2026-07-28 when the first line is
     assert.deepEqual([r.id, r.result.content[0].text, r.result.resultType], [2, "modern stdio", "complete"]);
     send({ jsonrpc: "2.0", id: 3, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
     assert.equal((await next()).error.code, -32601);
-    child.stdin.end();
-    assert.equal(await exited, 0);
+    assert.equal(await end(), 0);
   } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await exited;
-    }
+    await kill();
   }
 });

@@ -66,10 +66,10 @@ describe("layerProblem", () => {
 
   it("refuses a folder that has no place in the order, and a layer importing the top of src/", () => {
     assert.deepEqual(
-      [layerProblem("plugins/x.ts", "jsonrpc/errors.ts"), layerProblem("mcp/x.ts", "gateway/y.ts"), layerProblem("cli/main.ts", "index.ts")],
+      [layerProblem("plugins/x.ts", "jsonrpc/errors.ts"), layerProblem("mcp/x.ts", "extras/y.ts"), layerProblem("cli/main.ts", "index.ts")],
       [
         'plugins/ has no place in the layer order (add it to LAYERS in scripts/check-layers.ts and to README "Layout")',
-        'gateway/ has no place in the layer order (add it to LAYERS in scripts/check-layers.ts and to README "Layout")',
+        'extras/ has no place in the layer order (add it to LAYERS in scripts/check-layers.ts and to README "Layout")',
         'cli/ must not import "index.ts" from the top of src/ (it re-exports the layers)',
       ],
     );

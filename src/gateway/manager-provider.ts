@@ -1,0 +1,133 @@
+/**
+ * McpManager as a provider: the manager's servers become the upstreams an McpServer serves.
+ * Tools keep the manager's bridged names (`mcp__<server>__<tool>`) and go through everything
+ * the manager applies (its policy, approval, rate limits, result limits, redaction, untrusted
+ * marking, restarts); prompts get names by the same rules (`mcp__<server>__<prompt>`) and
+ * resource URIs go under the server's name (`mcp-bridge://<server>/<uri>`,
+ * docs/decisions.md 126). The manager is imported as a type only: serving from a manager
+ * loads nothing a program that made one has not loaded already.
+ */
+import { ToolNamer, UriNamespaces } from "../bridge/naming.ts";
+import type { BridgedContent, BridgedResult } from "../bridge/types.ts";
+import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import type { McpManager } from "../manager/manager.ts";
+import type { ServerProvider, ProviderListener, ServingContext } from "../mcp/provider-types.ts";
+import type { CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool } from "../mcp/types.ts";
+
+/**
+ * ```ts
+ * const manager = new McpManager();
+ * await manager.connect(configs);
+ * const server = new McpServer({ name: "gateway", version: "1.0.0" }, { providers: [new ManagerProvider(manager)] });
+ * ```
+ */
+export class ManagerProvider implements ServerProvider {
+  private readonly manager: McpManager;
+  private readonly prompts = new ToolNamer();
+  private readonly uris = new UriNamespaces();
+
+  constructor(manager: McpManager) {
+    this.manager = manager;
+  }
+
+  async listTools(): Promise<Tool[]> {
+    return (await this.manager.tools()).map((t) => {
+      const tool: Tool = { name: t.name, title: t.title, inputSchema: t.inputSchema };
+      if (t.description !== undefined) tool.description = t.description;
+      if (t.outputSchema !== undefined) tool.outputSchema = t.outputSchema;
+      if (t.annotations !== undefined) tool.annotations = t.annotations;
+      return tool;
+    });
+  }
+
+  /** The manager's call: never throws; refusals and upstream failures are `isError` results. */
+  async callTool(name: string, args: Record<string, unknown>, ctx: ServingContext): Promise<CallToolResult> {
+    const onProgress = ctx.progressToken === undefined ? undefined : (p: { progress: number; total?: number; message?: string }) => void ctx.sendProgress(p.progress, p.total, p.message);
+    return callToolResultOf(await this.manager.callTool(name, args, { signal: ctx.signal, onProgress }));
+  }
+
+  async listPrompts(): Promise<Prompt[]> {
+    const byServer = new Map<string, Prompt[]>();
+    for (const { server, ...prompt } of await this.manager.listPrompts()) {
+      byServer.set(server, [...(byServer.get(server) ?? []), prompt]);
+    }
+    const out: Prompt[] = [];
+    for (const [server, prompts] of byServer) {
+      const names = this.prompts.assign(server, prompts);
+      for (const p of prompts) out.push({ ...p, name: names.get(p.name)! });
+    }
+    return out;
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, ctx: ServingContext): Promise<GetPromptResult> {
+    const ref = this.prompts.resolve(name) ?? (await this.listPrompts(), this.prompts.resolve(name));
+    if (ref === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(name)}`);
+    return this.manager.getPrompt(ref.server, ref.tool, args, { signal: ctx.signal });
+  }
+
+  async listResources(): Promise<Resource[]> {
+    return (await this.manager.listResources()).map(({ server, ...r }) => ({ ...r, uri: this.uris.wrap(server, r.uri) }));
+  }
+
+  async readResource(uri: string, ctx: ServingContext): Promise<ReadResourceResult> {
+    const ref = this.uris.unwrap(uri);
+    if (ref === undefined) throw new RpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+    const result = await this.manager.readResource(ref.namespace, ref.uri, { signal: ctx.signal });
+    return { ...result, contents: result.contents.map((c) => ({ ...c, uri: this.uris.wrap(ref.namespace, c.uri) })) };
+  }
+
+  /** Completion of an upstream's prompt argument (or resource template variable), asked of that server. */
+  async complete(params: CompleteRequestParams, ctx: ServingContext): Promise<CompleteResult> {
+    const ref = params.ref;
+    if (ref.type === "ref/prompt") {
+      const target = this.prompts.resolve(ref.name) ?? (await this.listPrompts(), this.prompts.resolve(ref.name));
+      if (target === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(ref.name)}`);
+      return this.manager.complete(target.server, { ...params, ref: { ...ref, name: target.tool } }, { signal: ctx.signal });
+    }
+    const target = this.uris.unwrap(ref.uri);
+    if (target === undefined) throw new RpcError(ErrorCode.InvalidParams, `completion/complete: unknown reference ${JSON.stringify(ref)}`);
+    return this.manager.complete(target.namespace, { ...params, ref: { ...ref, uri: target.uri } }, { signal: ctx.signal });
+  }
+
+  /** Tool changes as the manager reports them; prompts and resources whenever a server changes state. */
+  subscribe(listener: ProviderListener): () => void {
+    const ends = [
+      this.manager.on("toolsChanged", () => listener.listChanged("tools")),
+      this.manager.on("state", (change) => {
+        if (change.to !== "ready" && change.from !== "ready") return;
+        listener.listChanged("prompts");
+        listener.listChanged("resources");
+      }),
+    ];
+    return () => {
+      for (const end of ends) end();
+    };
+  }
+}
+
+/** A bridged result back in MCP's shape: its parts as content blocks, `structured` as `structuredContent`. */
+export function callToolResultOf(result: BridgedResult): CallToolResult {
+  const out: CallToolResult = { content: result.content.map(contentBlockOf) };
+  if (result.structured !== undefined) out.structuredContent = result.structured;
+  if (result.isError) out.isError = true;
+  return out;
+}
+
+function contentBlockOf(part: BridgedContent): ContentBlock {
+  switch (part.type) {
+    case "text": {
+      const { origin: _origin, ...block } = part;
+      return block;
+    }
+    case "resource_text": {
+      const { type: _type, annotations, ...resource } = part;
+      return annotations === undefined ? { type: "resource", resource } : { type: "resource", resource, annotations };
+    }
+    case "resource_blob": {
+      const { type: _type, annotations, ...resource } = part;
+      return annotations === undefined ? { type: "resource", resource } : { type: "resource", resource, annotations };
+    }
+    default:
+      return part;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The {@link ServingContext} of one request on a server with providers or middleware: the
+ * handler context, plus who the client is, its era, and asking it for input. Sessions make
+ * it in place of a plain `ToolCallContext` once the server serves from providers.
+ */
+import { BridgeError } from "../jsonrpc/errors.ts";
+import type { InputRequest } from "./input-round.ts";
+import type { ClientIdentity, ProtocolEra, ServingContext } from "./provider-types.ts";
+import { ToolCallContext } from "./server-context.ts";
+import type { HandlerContext } from "./server-registry.ts";
+import type { ServerSession } from "./server-session.ts";
+import type { ElicitRequestParams, ElicitResult } from "./types.ts";
+import { isModernVersion } from "./versions.ts";
+
+export class ProviderCallContext extends ToolCallContext implements ServingContext {
+  private identity: ClientIdentity | undefined;
+  private stop: AbortSignal | undefined;
+  private stopOrCancel: AbortSignal | undefined;
+
+  /**
+   * This request's context for one provider answer, whose `signal` also aborts on `stop`
+   * (the answer's time ran out), so a provider that listens gives up the work nobody waits for.
+   */
+  bounded(stop: AbortSignal): ProviderCallContext {
+    const scoped = new ProviderCallContext(this.session, this.ctx);
+    scoped.identity = this.identity;
+    scoped.stop = stop;
+    return scoped;
+  }
+
+  /** Made only when read, like the request's own. */
+  override get signal(): AbortSignal {
+    if (this.stop === undefined) return super.signal;
+    this.stopOrCancel ??= AbortSignal.any([super.signal, this.stop]);
+    return this.stopOrCancel;
+  }
+
+  /** Read when first asked: most calls never look. */
+  get client(): ClientIdentity {
+    this.identity ??= identityOf(this.session);
+    return this.identity;
+  }
+  get era(): ProtocolEra {
+    return isModernVersion(this.session.protocolVersion) ? "stateless" : "handshake";
+  }
+  get protocolVersion(): string {
+    return this.session.protocolVersion ?? "";
+  }
+  requestInputs(requests: Record<string, InputRequest>): Promise<Record<string, unknown>> {
+    return this.session.requestInputs(requests, { relatedRequestId: this.requestId });
+  }
+  elicit(params: ElicitRequestParams, key?: string): Promise<ElicitResult> {
+    const options = key === undefined ? { relatedRequestId: this.requestId } : { relatedRequestId: this.requestId, inputKey: key };
+    return this.session.elicit(params, options);
+  }
+}
+
+/** The handler context as the ServingContext it is on a server that serves from providers. */
+export function servingContext(handler: HandlerContext): ServingContext {
+  if (handler instanceof ProviderCallContext) return handler;
+  throw new BridgeError("INVALID_STATE", "a session of a server with providers made a plain handler context (a bug in McpServer)");
+}
+
+function identityOf(session: ServerSession): ClientIdentity {
+  // Only a transport that verified a token knows who is there (a protected HTTP server): the
+  // token's subject, else the OAuth client it was issued to.
+  const auth = session.transport.authInfo;
+  const principal = auth?.subject ?? (auth?.clientId === undefined ? undefined : `client:${auth.clientId}`);
+  const info = session.clientInfo;
+  const out: { principal?: string; name?: string; version?: string } = {};
+  if (principal !== undefined) out.principal = principal;
+  if (typeof info?.name === "string") out.name = info.name;
+  if (typeof info?.version === "string") out.version = info.version;
+  return out;
+}

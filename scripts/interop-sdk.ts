@@ -9,7 +9,12 @@
  *     over stdio and Streamable HTTP: a server of the 2025 era, which a dual-era client must
  *     reach by falling back to `initialize`;
  *   - our McpClient against our own server over Streamable HTTP, where it reports the era the
- *     two agree on.
+ *     two agree on;
+ *   - our McpClient with an `OAuthProvider` against an OAuth-protected server made only of the
+ *     SDK's parts (scripts/interop-sdk/sdk-auth-server.mjs: its authorization server router with
+ *     its demo provider, its resource metadata router and `requireBearerAuth`): discovery,
+ *     dynamic registration, authorization code with PKCE and `resource`, then the calls. The
+ *     demo provider consents at once, so the browser step is one GET whose redirect is read.
  *
  * Everything binds 127.0.0.1 only, so no network namespace is needed. The SDK's side runs on
  * the pinned Node 22, as the other interop peers do. Prints one table; any failure exits 1.
@@ -20,6 +25,7 @@ import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createEchoServer } from "../fixtures/servers/echo.ts";
+import { OAuthProvider } from "../src/auth/oauth-provider.ts";
 import { McpClient } from "../src/mcp/client.ts";
 import type { CallToolResult } from "../src/mcp/types.ts";
 import { StreamableHttpClientTransport } from "../src/transport/http-client.ts";
@@ -32,6 +38,7 @@ import { processGroupsForScript, type ProcessGroups, type Started } from "./netn
 const SDK_DIR = join(ROOT, "scripts", "interop-sdk");
 const SDK_CLIENT = join(SDK_DIR, "sdk-client.mjs");
 const SDK_SERVER = join(SDK_DIR, "sdk-server.mjs");
+const SDK_AUTH_SERVER = join(SDK_DIR, "sdk-auth-server.mjs");
 const ECHO_SERVER = join(ROOT, "fixtures", "servers", "echo.ts");
 /** Each row's deadline: a peer that never answers fails its row instead of hanging the run. */
 const ROW_LIMIT_MS = 60_000;
@@ -71,7 +78,13 @@ async function sdkClientRow(groups: ProcessGroups, wire: string, target: readonl
 const textOf = (r: CallToolResult): string => r.content.map((b) => (b.type === "text" ? b.text : "")).join("");
 
 /** Our McpClient through `transport`: connect, tools, echo, a resource, a prompt. */
-async function ourClientRow(server: string, wire: string, transport: () => Transport, expectProtocol?: (v: string) => string | undefined): Promise<Row> {
+async function ourClientRow(
+  server: string,
+  wire: string,
+  transport: () => Transport,
+  expectProtocol?: (v: string) => string | undefined,
+  steps: readonly string[] = ["tools", "echo", "resource", "prompt"],
+): Promise<Row> {
   const row: Row = { client: "mcp-bridge McpClient", server, wire, protocol: "-", steps: [] };
   const step = async (name: string, body: () => Promise<string>): Promise<boolean> => {
     try {
@@ -107,14 +120,14 @@ async function ourClientRow(server: string, wire: string, transport: () => Trans
       if (!said.includes("hello from mcp-bridge")) throw new Error(`echo answered ${JSON.stringify(said)}`);
       return JSON.stringify(said);
     });
-    await step("resource", async () => {
+    if (steps.includes("resource")) await step("resource", async () => {
       const [first] = await client.listResources();
       if (first === undefined) throw new Error("no resource listed");
       const read = await client.readResource(first.uri);
       if (read.contents.length === 0) throw new Error(`${first.uri} has no contents`);
       return `${first.uri}: ${read.contents.length} content(s)`;
     });
-    await step("prompt", async () => {
+    if (steps.includes("prompt")) await step("prompt", async () => {
       const prompts = await client.listPrompts();
       const first = prompts.find((p) => (p.arguments ?? []).every((a) => a.required !== true));
       if (first === undefined) throw new Error("no prompt without required arguments");
@@ -126,6 +139,29 @@ async function ourClientRow(server: string, wire: string, transport: () => Trans
     await client.close();
   }
   return row;
+}
+
+/** The browser step, headless: the demo authorization server redirects at once; its Location is the answer. */
+async function consent(authorizationUrl: string): Promise<string> {
+  const res = await fetch(authorizationUrl, { redirect: "manual", signal: AbortSignal.timeout(10_000) });
+  await res.body?.cancel();
+  const location = res.headers.get("location");
+  if (location === null) throw new Error(`the authorization endpoint answered ${res.status} without a redirect`);
+  return location;
+}
+
+/** Our client's OAuth flow against the SDK's protected server. */
+async function oauthRow(groups: ProcessGroups): Promise<Row> {
+  const server = groups.start("sdk-auth-server", NODE22, [SDK_AUTH_SERVER], { cwd: ROOT, env: node22Env() });
+  try {
+    const url = await listeningUrl(server, 20_000);
+    const auth = new OAuthProvider({ serverUrl: url, redirectUri: "http://127.0.0.1:9/callback", authorize: consent, offlineAccess: false });
+    return await ourClientRow("SDK auth router + requireBearerAuth", "streamable http, OAuth", () => new StreamableHttpClientTransport({ url, auth }), undefined, ["echo"]);
+  } catch (err) {
+    return { client: "mcp-bridge McpClient", server: "SDK auth router + requireBearerAuth", wire: "streamable http, OAuth", protocol: "-", steps: [{ step: "connect", ok: false, detail: String(err) }] };
+  } finally {
+    await groups.stop(server);
+  }
 }
 
 /** Waits for the first `listening on <url>` line of a started server. */
@@ -171,6 +207,7 @@ export async function runSdkInterop(): Promise<number> {
       await groups.stop(sdkHttp);
     }
     rows.push(await ourClientRow("mcp-bridge McpServer", "streamable http", () => new StreamableHttpClientTransport({ url: url.href })));
+    rows.push(await oauthRow(groups));
   } finally {
     await Promise.all([ours.close(), echo.close()]);
     await groups.stopAll();

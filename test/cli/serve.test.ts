@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { McpClient } from "../../src/mcp/client.ts";
+import { StreamableHttpClientTransport } from "../../src/transport/http-client.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { descendants, reap, ROOT, waitGone } from "../e2e/helpers.ts";
@@ -97,26 +98,60 @@ test("serve reports an upstream that cannot start and serves the other", { timeo
   }
 });
 
-test("serve ends on SIGTERM with exit 0 and every upstream stopped", { timeout: 120_000 }, async () => {
-  const cli = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["serve", "--config", join(ROOT, "fixtures", "gateway", "demo.json"), "--stdio"]);
+/** `serve` as a plain child, once its stderr has said `ready`; `stop` SIGTERMs it and checks that all of it is gone. */
+async function spawnServe(argv: string[], ready: RegExp): Promise<{ stderr: () => string; stop: () => Promise<[number | null, NodeJS.Signals | null]> }> {
+  const cli = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["serve", ...argv]);
   const child = spawn(cli.command, cli.args, { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (code, signal) => resolve([code, signal])));
   let stderr = "";
-  let below: number[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
       child.stderr.on("data", (d: Buffer) => {
         stderr += d.toString();
-        if (stderr.includes("serving 2 upstream(s) on stdio")) resolve();
+        if (ready.test(stderr)) resolve();
       });
       child.on("exit", () => reject(new Error(`serve exited early: ${stderr}`)));
     });
-    below = descendants(child.pid!);
-    child.kill("SIGTERM");
-    assert.deepEqual(await exited, [0, null]);
-    for (const pid of below) assert.equal(await waitGone(pid), true, `process ${pid} outlived serve`);
+  } catch (err) {
+    reap(child.pid);
+    throw err;
+  }
+  const below = descendants(child.pid!);
+  return {
+    stderr: () => stderr,
+    stop: async () => {
+      try {
+        assert.ok(below.length >= 2, `expected both upstreams below serve, found ${below.length}`);
+        child.kill("SIGTERM");
+        const outcome = await exited;
+        for (const pid of below) assert.equal(await waitGone(pid), true, `process ${pid} outlived serve`);
+        return outcome;
+      } finally {
+        for (const pid of [child.pid, ...below]) reap(pid);
+      }
+    },
+  };
+}
+
+const DEMO = join(ROOT, "fixtures", "gateway", "demo.json");
+
+test("serve ends on SIGTERM with exit 0 and every upstream stopped", { timeout: 120_000 }, async () => {
+  const serve = await spawnServe(["--config", DEMO, "--stdio"], /serving 2 upstream\(s\) on stdio/);
+  assert.deepEqual(await serve.stop(), [0, null]);
+});
+
+test("serve --http 127.0.0.1:0 serves the same upstreams over Streamable HTTP on a loopback port", { timeout: 120_000 }, async () => {
+  const serve = await spawnServe(["--config", DEMO, "--http", "127.0.0.1:0"], /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+  const client = new McpClient();
+  try {
+    const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(serve.stderr())![1]!;
+    await client.connect(new StreamableHttpClientTransport({ url }));
+    const names = (await client.listTools()).map((t) => t.name);
+    assert.ok(names.includes("mcp__echo__echo") && names.includes("mcp__mirror__mirror"), names.join(", "));
+    assert.equal(text(await client.callTool("mcp__echo__echo", { text: "over http" })), "over http");
   } finally {
-    for (const pid of [child.pid, ...below]) reap(pid);
+    await client.close();
+    assert.deepEqual(await serve.stop(), [0, null]);
   }
 });
 

@@ -69,7 +69,12 @@ test("serve --stdio serves the demo config's two upstreams under namespaced name
     assert.ok(names.includes("mcp__echo__echo"), names.join(", "));
     assert.ok(names.includes("mcp__mirror__mirror"), names.join(", "));
     assert.equal(text(await client.callTool("mcp__echo__echo", { text: "through the gateway" })), "through the gateway");
-    assert.match(text(await client.callTool("mcp__mirror__mirror", {})), /hello from the mirror/);
+    const mirrored = await client.callTool("mcp__mirror__mirror", {});
+    assert.match(text(mirrored), /hello from the mirror/);
+    // The upstream's resource link, under the gateway's URI, which reads back.
+    const link = mirrored.content.find((c) => c.type === "resource_link") as { uri: string } | undefined;
+    assert.equal(link?.uri, "mcp-bridge://mirror/mirror://text");
+    assert.match(JSON.stringify((await client.readResource(link!.uri)).contents), /hello from the mirror/);
     assert.ok(below.length >= 2, `expected both upstreams below serve, found ${below.length}`);
   } finally {
     await closeAndCheckGone(client, serve, below);

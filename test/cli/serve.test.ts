@@ -186,6 +186,17 @@ test("serve --check accepts the demo config, and an unreadable file is a problem
   assert.match(missing.out, /cannot read the file: ENOENT/);
 });
 
+test("serve --check reads VS Code's servers and the native list as well", async () => {
+  const entry = fixtureEntry("echo.ts");
+  const vscode = configFile("vscode.json", { servers: { echo: { type: "stdio", ...entry } } });
+  const native = configFile("native.json", { servers: [{ name: "echo", transport: "stdio", ...entry }] });
+  for (const config of [vscode, native]) {
+    const r = await run(["serve", "--check", "--config", config]);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /ok, 1 upstream\(s\): echo$/);
+  }
+});
+
 test("serve refuses a bad command line before starting anything", async () => {
   const demo = join(ROOT, "fixtures", "gateway", "demo.json");
   for (const [argv, message] of [

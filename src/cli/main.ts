@@ -24,6 +24,10 @@ commands
   demo                            start the bundled fixture servers and call one tool
   acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]
                                   the reference ACP agent on stdio
+  serve --config <file> (--stdio | --http 127.0.0.1:PORT)
+                                  one MCP server in front of every server of <file>: tools as
+                                  mcp__<server>__<tool>; ends (upstreams stopped) at stdin's end or SIGTERM
+  serve --check --config <file>   print every problem of <file> for serving; exit 2 on an error
   shim <port>                     stdio MCP server piped to a conductor (token in MCP_BRIDGE_SHIM_TOKEN)
   vendor <dir> [--subset client|server|manager|acp|all] | vendor --verify <dir>
                                   copy the library's source with a MANIFEST.sha256, or check a copy
@@ -59,8 +63,8 @@ exit codes
   5  protocol error: the server answered with a JSON-RPC error, or with something that is not MCP`;
 
 const SPEC = {
-  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset", "auth-timeout"],
-  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify", "open"],
+  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset", "auth-timeout", "http"],
+  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify", "open", "stdio", "check"],
 };
 
 /** The process's terminal: stdout's width, and in-place progress when stderr is a terminal. */
@@ -125,6 +129,8 @@ export async function main(
         return await (await import("./complete.ts")).runComplete(args, io);
       case "acp-agent":
         return await (await import("./acp-agent.ts")).runAcpAgent(args, { err });
+      case "serve":
+        return await (await import("./serve.ts")).runServe(args, io);
       case "shim":
         return await (await import("./shim.ts")).runShimCommand(args, { err });
       case "vendor":

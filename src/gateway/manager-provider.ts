@@ -25,13 +25,17 @@ export class ManagerProvider implements ServerProvider {
   private readonly manager: McpManager;
   private readonly prompts = new ToolNamer();
   private readonly uris = new UriNamespaces();
+  /** Bridged tool name -> its server, as last listed: to put the URIs its results hold under that server. */
+  private serverOfTool = new Map<string, string>();
 
   constructor(manager: McpManager) {
     this.manager = manager;
   }
 
   async listTools(): Promise<Tool[]> {
-    return (await this.manager.tools()).map((t) => {
+    const tools = await this.manager.tools();
+    this.serverOfTool = new Map(tools.map((t) => [t.name, t.server]));
+    return tools.map((t) => {
       const tool: Tool = { name: t.name, title: t.title, inputSchema: t.inputSchema };
       if (t.description !== undefined) tool.description = t.description;
       if (t.outputSchema !== undefined) tool.outputSchema = t.outputSchema;
@@ -43,7 +47,19 @@ export class ManagerProvider implements ServerProvider {
   /** The manager's call: never throws; refusals and upstream failures are `isError` results. */
   async callTool(name: string, args: Record<string, unknown>, ctx: ServingContext): Promise<CallToolResult> {
     const onProgress = ctx.progressToken === undefined ? undefined : (p: { progress: number; total?: number; message?: string }) => void ctx.sendProgress(p.progress, p.total, p.message);
-    return callToolResultOf(await this.manager.callTool(name, args, { signal: ctx.signal, onProgress }));
+    const result = callToolResultOf(await this.manager.callTool(name, args, { signal: ctx.signal, onProgress }));
+    // Resource links and embedded resources name the upstream's URIs: give the client the
+    // gateway's, which it can read back (docs/decisions.md 126).
+    const server = this.serverOfTool.get(name) ?? (await this.listTools(), this.serverOfTool.get(name));
+    if (server !== undefined) result.content = result.content.map((block) => this.wrapBlock(server, block));
+    return result;
+  }
+
+  /** A content block with its resource URI under `server` (other blocks as they are). */
+  private wrapBlock(server: string, block: ContentBlock): ContentBlock {
+    if (block.type === "resource_link") return { ...block, uri: this.uris.wrap(server, block.uri) };
+    if (block.type === "resource") return { ...block, resource: { ...block.resource, uri: this.uris.wrap(server, block.resource.uri) } };
+    return block;
   }
 
   async listPrompts(): Promise<Prompt[]> {

@@ -1,0 +1,219 @@
+/**
+ * `mcp-bridge serve`: the CLI as a real child serving the upstreams of a config file over
+ * stdio, spoken to by our own client; and `serve --check`, in process.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { McpClient } from "../../src/mcp/client.ts";
+import { StreamableHttpClientTransport } from "../../src/transport/http-client.ts";
+import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
+import { nodeModuleCommand } from "../../src/util/node-command.ts";
+import { descendants, reap, ROOT, waitGone } from "../e2e/helpers.ts";
+import { run } from "./helpers.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-serve-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Writes a config file into the test's directory and returns its path. */
+function configFile(name: string, value: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(value, null, 2));
+  return path;
+}
+
+/** A trusted config entry that runs a fixture server with this Node. */
+function fixtureEntry(file: string): Record<string, unknown> {
+  const { command, args } = nodeModuleCommand(join(ROOT, "fixtures", "servers", file));
+  return { command, args, cwd: ROOT, trust: "trusted" };
+}
+
+/** `serve --stdio` as a child with our client connected; `stderr` collects its log lines. */
+async function startServe(config: string): Promise<{ client: McpClient; transport: StdioClientTransport; stderr: string[] }> {
+  const stderr: string[] = [];
+  const cli = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["serve", "--config", config, "--stdio"]);
+  const transport = new StdioClientTransport({ ...cli, cwd: ROOT, shutdownGraceMs: 5_000, onStderr: (line) => stderr.push(line) });
+  const client = new McpClient();
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    reap(transport.pid);
+    throw new Error(`serve did not start: ${stderr.join("\n")}`, { cause: err });
+  }
+  return { client, transport, stderr };
+}
+
+/** Closes the client (stdin ends) and checks that serve and everything it started are gone. */
+async function closeAndCheckGone(client: McpClient, serve: number, below: number[]): Promise<void> {
+  await client.close();
+  try {
+    for (const pid of [serve, ...below]) assert.equal(await waitGone(pid), true, `process ${pid} outlived serve`);
+  } finally {
+    for (const pid of [serve, ...below]) reap(pid);
+  }
+}
+
+function text(result: { content: { type: string }[] }): string {
+  return result.content.map((c) => (c.type === "text" ? (c as unknown as { text: string }).text : `[${c.type}]`)).join("");
+}
+
+test("serve --stdio serves the demo config's two upstreams under namespaced names, and stops both at stdin's end", { timeout: 120_000 }, async () => {
+  const { client, transport, stderr } = await startServe(join(ROOT, "fixtures", "gateway", "demo.json"));
+  const serve = transport.pid!;
+  const below = descendants(serve);
+  try {
+    const names = (await client.listTools()).map((t) => t.name);
+    assert.ok(names.includes("mcp__echo__echo"), names.join(", "));
+    assert.ok(names.includes("mcp__mirror__mirror"), names.join(", "));
+    assert.equal(text(await client.callTool("mcp__echo__echo", { text: "through the gateway" })), "through the gateway");
+    const mirrored = await client.callTool("mcp__mirror__mirror", {});
+    assert.match(text(mirrored), /hello from the mirror/);
+    // The upstream's resource link, under the gateway's URI, which reads back.
+    const link = mirrored.content.find((c) => c.type === "resource_link") as { uri: string } | undefined;
+    assert.equal(link?.uri, "mcp-bridge://mirror/mirror://text");
+    assert.match(JSON.stringify((await client.readResource(link!.uri)).contents), /hello from the mirror/);
+    assert.ok(below.length >= 2, `expected both upstreams below serve, found ${below.length}`);
+  } finally {
+    await closeAndCheckGone(client, serve, below);
+  }
+  assert.ok(stderr.some((l) => /upstream "echo" ready/.test(l)), stderr.join("\n"));
+});
+
+test("serve reports an upstream that cannot start and serves the other", { timeout: 120_000 }, async () => {
+  const config = configFile("one-broken.json", {
+    mcpServers: {
+      broken: { command: "mcp-bridge-no-such-server", trust: "trusted", restartOnCrash: false },
+      echo: fixtureEntry("echo.ts"),
+    },
+  });
+  const { client, transport, stderr } = await startServe(config);
+  const serve = transport.pid!;
+  const below = descendants(serve);
+  try {
+    const names = (await client.listTools()).map((t) => t.name);
+    assert.ok(names.includes("mcp__echo__add"), names.join(", "));
+    assert.ok(!names.some((n) => n.startsWith("mcp__broken__")), names.join(", "));
+    assert.equal(text(await client.callTool("mcp__echo__add", { a: 2, b: 3 })), "5");
+    assert.ok(stderr.some((l) => /upstream "broken" failed: .*mcp-bridge-no-such-server/.test(l)), stderr.join("\n"));
+  } finally {
+    await closeAndCheckGone(client, serve, below);
+  }
+});
+
+/** `serve` as a plain child, once its stderr has said `ready`; `stop` SIGTERMs it and checks that all of it is gone. */
+async function spawnServe(argv: string[], ready: RegExp): Promise<{ stderr: () => string; stop: () => Promise<[number | null, NodeJS.Signals | null]> }> {
+  const cli = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["serve", ...argv]);
+  const child = spawn(cli.command, cli.args, { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (code, signal) => resolve([code, signal])));
+  let stderr = "";
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString();
+        if (ready.test(stderr)) resolve();
+      });
+      child.on("exit", () => reject(new Error(`serve exited early: ${stderr}`)));
+    });
+  } catch (err) {
+    reap(child.pid);
+    throw err;
+  }
+  const below = descendants(child.pid!);
+  return {
+    stderr: () => stderr,
+    stop: async () => {
+      try {
+        assert.ok(below.length >= 2, `expected both upstreams below serve, found ${below.length}`);
+        child.kill("SIGTERM");
+        const outcome = await exited;
+        for (const pid of below) assert.equal(await waitGone(pid), true, `process ${pid} outlived serve`);
+        return outcome;
+      } finally {
+        for (const pid of [child.pid, ...below]) reap(pid);
+      }
+    },
+  };
+}
+
+const DEMO = join(ROOT, "fixtures", "gateway", "demo.json");
+
+test("serve ends on SIGTERM with exit 0 and every upstream stopped", { timeout: 120_000 }, async () => {
+  const serve = await spawnServe(["--config", DEMO, "--stdio"], /serving 2 upstream\(s\) on stdio/);
+  assert.deepEqual(await serve.stop(), [0, null]);
+});
+
+test("serve --http 127.0.0.1:0 serves the same upstreams over Streamable HTTP on a loopback port", { timeout: 120_000 }, async () => {
+  const serve = await spawnServe(["--config", DEMO, "--http", "127.0.0.1:0"], /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+  const client = new McpClient();
+  try {
+    const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(serve.stderr())![1]!;
+    await client.connect(new StreamableHttpClientTransport({ url }));
+    const names = (await client.listTools()).map((t) => t.name);
+    assert.ok(names.includes("mcp__echo__echo") && names.includes("mcp__mirror__mirror"), names.join(", "));
+    assert.equal(text(await client.callTool("mcp__echo__echo", { text: "over http" })), "over http");
+  } finally {
+    await client.close();
+    assert.deepEqual(await serve.stop(), [0, null]);
+  }
+});
+
+test("serve --check prints every problem of a broken config at once and exits 2", async () => {
+  const config = configFile("broken.json", {
+    mcpServers: {
+      nocommand: {},
+      badtype: { type: "carrier-pigeon", url: "https://example.com/mcp" },
+      untrusted: { command: "node", args: ["x.js"] },
+    },
+  });
+  const r = await run(["serve", "--check", "--config", config]);
+  assert.equal(r.code, 2, r.out);
+  const errors = r.out.split("\n").filter((l) => l.startsWith("[error]"));
+  assert.ok(errors.some((l) => l.includes("/mcpServers/nocommand")), r.out);
+  assert.ok(errors.some((l) => l.includes("/mcpServers/badtype")), r.out);
+  assert.match(r.out, /\[warning\] .*#\/mcpServers\/untrusted: server "untrusted" is untrusted/);
+  assert.match(r.out, /error\(s\), 1 warning\(s\); nothing would be served$/);
+});
+
+test("serve --check accepts the demo config, and an unreadable file is a problem too", async () => {
+  const ok = await run(["serve", "--check", "--config", join(ROOT, "fixtures", "gateway", "demo.json")]);
+  assert.equal(ok.code, 0, ok.out);
+  assert.match(ok.out, /ok, 2 upstream\(s\): echo, mirror$/);
+  const missing = await run(["serve", "--check", "--config", join(dir, "missing.json")]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.out, /cannot read the file: ENOENT/);
+});
+
+test("serve --check reads VS Code's servers and the native list as well", async () => {
+  const entry = fixtureEntry("echo.ts");
+  const vscode = configFile("vscode.json", { servers: { echo: { type: "stdio", ...entry } } });
+  const native = configFile("native.json", { servers: [{ name: "echo", transport: "stdio", ...entry }] });
+  for (const config of [vscode, native]) {
+    const r = await run(["serve", "--check", "--config", config]);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /ok, 1 upstream\(s\): echo$/);
+  }
+});
+
+test("serve refuses a bad command line before starting anything", async () => {
+  const demo = join(ROOT, "fixtures", "gateway", "demo.json");
+  for (const [argv, message] of [
+    [["serve", "--stdio"], /serve needs --config/],
+    [["serve", "--config", demo], /one of --stdio or --http/],
+    [["serve", "--config", demo, "--stdio", "--http", "127.0.0.1:0"], /one of --stdio or --http/],
+    [["serve", "--config", demo, "--http", "0.0.0.0:8080"], /not a loopback address/],
+    [["serve", "--config", demo, "--http", "127.0.0.1:http"], /not a TCP port/],
+  ] as const) {
+    const r = await run([...argv]);
+    assert.equal(r.code, 2, `${argv.join(" ")}: ${r.err}`);
+    assert.match(r.err, message);
+  }
+});
+
+test("--help describes serve", async () => {
+  const r = await run(["--help"]);
+  assert.match(r.out, /serve --config <file> \(--stdio \| --http 127\.0\.0\.1:PORT\)/);
+  assert.match(r.out, /serve --check --config <file>/);
+});

@@ -5,14 +5,24 @@
 import type { PeerOptions } from "../jsonrpc/peer-types.ts";
 import type { ClientHandlers, McpClientOptions } from "./client-types.ts";
 import type { PageLimits } from "./paging.ts";
-import type { Implementation } from "./types.ts";
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./versions.ts";
+import type { Implementation, LoggingLevel } from "./types.ts";
+import { isModernVersion, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "./versions.ts";
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-bridge", version: "0.1.0" };
+/** Long enough for a cold server process to answer, short enough that a silent legacy one costs little. */
+const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000;
 
 export interface ResolvedClientOptions {
   clientInfo: Implementation;
+  era: "auto" | "legacy" | "modern";
+  /** The version offered in `initialize`. */
   protocolVersion: string;
+  /** The stateless-era version requests declare first. */
+  modernVersion: string;
+  /** At most `connectTimeoutMs`. */
+  discoverTimeoutMs: number;
+  maxInputRounds: number;
+  logLevel: LoggingLevel | undefined;
   supportedVersions: readonly string[];
   connectTimeoutMs: number;
   /** Undefined: the peer's own default applies. */
@@ -29,11 +39,19 @@ export interface ResolvedClientOptions {
 
 export function resolveClientOptions(o: McpClientOptions): ResolvedClientOptions {
   const modes = o.elicitationModes;
+  const connectTimeoutMs = o.connectTimeoutMs ?? 30_000;
+  const modern = isModernVersion(o.protocolVersion);
   return {
     clientInfo: o.clientInfo ?? DEFAULT_CLIENT_INFO,
-    protocolVersion: o.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+    era: o.era ?? "auto",
+    // A stateless-era version is what requests declare; initialize then offers our newest.
+    protocolVersion: modern ? LATEST_PROTOCOL_VERSION : (o.protocolVersion ?? LATEST_PROTOCOL_VERSION),
+    modernVersion: modern ? o.protocolVersion! : MODERN_PROTOCOL_VERSIONS[0],
+    discoverTimeoutMs: Math.min(o.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS, connectTimeoutMs),
+    maxInputRounds: o.maxInputRounds ?? 8,
+    logLevel: o.logLevel,
     supportedVersions: o.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS,
-    connectTimeoutMs: o.connectTimeoutMs ?? 30_000,
+    connectTimeoutMs,
     requestTimeoutMs: o.requestTimeoutMs,
     toolTimeoutMs: o.toolTimeoutMs ?? 120_000,
     pageLimits: { maxPages: o.pageLimits?.maxPages ?? 100, maxItems: o.pageLimits?.maxItems ?? 10_000 },

@@ -25,12 +25,11 @@
 import type * as http from "node:http";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../jsonrpc/ndjson.ts";
 import { Exchange, ReplyStreams, type StreamHost } from "./http-client-streams.ts";
-import { describeErrorBody, drain, mediaType, readBody, statusError } from "./http-body.ts";
-import { httpUrl, keepAliveAgent, normalizeHeaders } from "./http-options.ts";
-import { HttpCall, LiveCalls, displayUrl, type HttpMethod } from "./http-request.ts";
-import type { Transport } from "./transport.ts";
+import { describeErrorBody, drain, mediaType, readBody, refusalReply, statusError } from "./http-body.ts";
+import { clientBasics, type HttpClientBasics } from "./http-options.ts";
+import { HttpCall, LiveCalls, type HttpMethod } from "./http-request.ts";
+import type { MessageHeaders, Transport } from "./transport.ts";
 import { TransportLifecycle } from "./lifecycle.ts";
 
 export interface StreamableHttpClientTransportOptions {
@@ -56,7 +55,9 @@ export interface StreamableHttpClientTransportOptions {
 /** @deprecated Renamed {@link StreamableHttpClientTransportOptions}; this alias goes in the next release. */
 export type HttpClientOptions = StreamableHttpClientTransportOptions;
 
-const DEFAULT_TIMEOUT_MS = 60_000;
+/** Moved to http-options.ts; re-exported for the old import path. */
+export { clientBasics, type HttpClientBasics } from "./http-options.ts";
+
 const DELETE_TIMEOUT_MS = 2_000;
 const POST_ACCEPT = "application/json, text/event-stream";
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
@@ -86,6 +87,8 @@ export class StreamableHttpClientTransport implements Transport {
   private reinit: Promise<void> | undefined;
   private reinitCount = 0;
   private postHeadersCache: { session: string | undefined; version: string | undefined; headers: http.OutgoingHttpHeaders } | undefined;
+  /** Set while the MCP layer speaks the stateless era (see {@link setMessageHeaders}). */
+  private eraHeaders: MessageHeaders | undefined;
   private readonly life = new TransportLifecycle(this, "Streamable HTTP transport");
 
   constructor(options: StreamableHttpClientTransportOptions) {
@@ -123,6 +126,16 @@ export class StreamableHttpClientTransport implements Transport {
     this.version = v;
   }
 
+  /**
+   * The stateless era (2026-07-28): each POST gets the headers `headersFor` gives its message,
+   * a JSON-RPC error answered with a 4xx status settles its request as that error, and a
+   * cancelled request's stream is closed with no `notifications/cancelled` POST (closing it
+   * is the cancellation). `undefined` goes back to the handshake era (docs/decisions.md 7-client).
+   */
+  setMessageHeaders(headersFor: MessageHeaders | undefined): void {
+    this.eraHeaders = headersFor;
+  }
+
   /** Nothing to open: every message is its own POST (the GET stream opens after initialize). */
   start(): Promise<void> {
     return this.life.openAtOnce();
@@ -136,15 +149,19 @@ export class StreamableHttpClientTransport implements Transport {
     const single = Array.isArray(message) ? undefined : (message as { method?: unknown; params?: unknown });
     const method = typeof single?.method === "string" ? single.method : undefined;
     const ids = requestIds(message);
+    const extra = this.eraHeaders !== undefined && method !== undefined ? this.eraHeaders({ method, params: single?.params }) : undefined;
     if (ids.length === 0) {
       const cancelledId = method === "notifications/cancelled" ? (single?.params as { requestId?: unknown } | undefined)?.requestId : undefined;
-      if (typeof cancelledId === "string" || typeof cancelledId === "number") this.streams.cancelled(cancelledId);
-      return this.postOther(body, method ?? "message", false);
+      if (typeof cancelledId === "string" || typeof cancelledId === "number") {
+        this.streams.cancelled(cancelledId);
+        if (this.eraHeaders !== undefined) return Promise.resolve();
+      }
+      return this.postOther(body, method ?? "message", false, extra);
     }
     const init = method === "initialize";
     if (init) this.initParams = single?.params;
     const ex = this.streams.track(new Exchange(ids, method, false));
-    this.postRequest(body, init, ex, false).catch((err: Error) => this.streams.finish(ex, err));
+    this.postRequest(body, init, ex, false, extra).catch((err: Error) => this.streams.finish(ex, err));
     return ex.promise;
   }
 
@@ -183,7 +200,8 @@ export class StreamableHttpClientTransport implements Transport {
    * The headers of a POST. After initialize they are built once per (session, version) and
    * shared: node:http copies what it is given and never changes the object.
    */
-  private postHeaders(init: boolean): http.OutgoingHttpHeaders {
+  private postHeaders(init: boolean, extra?: Record<string, string>): http.OutgoingHttpHeaders {
+    if (extra !== undefined) return { ...this.postHeaders(init), ...extra };
     const cached = this.postHeadersCache;
     if (!init && cached && cached.session === this.session && cached.version === this.version) return cached.headers;
     const h: http.OutgoingHttpHeaders = { ...this.base.configured, accept: POST_ACCEPT, "content-type": "application/json" };
@@ -202,18 +220,19 @@ export class StreamableHttpClientTransport implements Transport {
     return h;
   }
 
-  private async postRequest(body: string, init: boolean, ex: Exchange, retried: boolean): Promise<void> {
+  private async postRequest(body: string, init: boolean, ex: Exchange, retried: boolean, extra?: Record<string, string>): Promise<void> {
     const sessionAtSend = init ? undefined : this.session;
-    const call = this.call("POST", this.postHeaders(init), body, 0, false);
+    const call = this.call("POST", this.postHeaders(init, extra), body, 0, false);
     ex.call = call;
     const res = await call.response;
     const status = res.statusCode ?? 0;
     if (status === 404 && sessionAtSend !== undefined) {
       await drain(call, res);
       await this.sessionExpired(sessionAtSend, retried, ex.label);
-      if (!ex.done) await this.postRequest(body, init, ex, true);
+      if (!ex.done) await this.postRequest(body, init, ex, true, extra);
       return;
     }
+    if ((status < 200 || status > 299) && this.eraHeaders !== undefined && !init) return this.refused(call, res, ex);
     if (status < 200 || status > 299) throw await statusError(call, res, "POST", this.base.url, ex.label);
     if (init) this.captureSession(res);
     const type = mediaType(res);
@@ -249,16 +268,26 @@ export class StreamableHttpClientTransport implements Transport {
     );
   }
 
+  /** A stateless-era request answered 4xx: its JSON-RPC error settles it, else the HTTP error. */
+  private async refused(call: HttpCall, res: http.IncomingMessage, ex: Exchange): Promise<void> {
+    const answer = await refusalReply(call, res, "POST", this.base.url, ex.label);
+    if ("error" in answer) throw answer.error;
+    // An error without an id (allowed when the server could not read one) answers this POST.
+    const id = answer.reply.id ?? (ex.ids.size === 1 ? ex.ids.values().next().value : undefined);
+    this.streams.deliver({ ...answer.reply, id });
+    if (!ex.done) throw new BridgeError("HTTP_ERROR", `reply to ${ex.label} (${res.statusCode}) was an error for another request`, { details: { status: res.statusCode } });
+  }
+
   /** POSTs a notification or a response: any 2xx will do, the body is ignored. */
-  private async postOther(body: string, what: string, retried: boolean): Promise<void> {
+  private async postOther(body: string, what: string, retried: boolean, extra?: Record<string, string>): Promise<void> {
     const sessionAtSend = this.session;
-    const call = this.call("POST", this.postHeaders(false), body, this.base.timeoutMs);
+    const call = this.call("POST", this.postHeaders(false, extra), body, this.base.timeoutMs);
     const res = await call.response;
     const status = res.statusCode ?? 0;
     if (status === 404 && sessionAtSend !== undefined) {
       await drain(call, res);
       await this.sessionExpired(sessionAtSend, retried, `"${what}"`);
-      return this.postOther(body, what, true);
+      return this.postOther(body, what, true, extra);
     }
     if (status < 200 || status > 299) throw await statusError(call, res, "POST", this.base.url, `"${what}"`);
     await drain(call, res);
@@ -329,43 +358,6 @@ export class StreamableHttpClientTransport implements Transport {
       this.onerror?.(err instanceof Error ? err : new Error(errorMessage(err)));
     }
   }
-}
-
-/** What both HTTP client transports resolve from their options at construction. */
-export interface HttpClientBasics {
-  readonly url: URL;
-  /** The URL as shown in messages and logs (no credentials). */
-  readonly target: string;
-  /** The configured headers, checked and with lower-case names. */
-  readonly configured: Record<string, string>;
-  readonly timeoutMs: number;
-  readonly maxBody: number;
-  /** `onLog`, each line prefixed with the target; a no-op without it. */
-  readonly log: (msg: string) => void;
-  readonly agent: http.Agent;
-  /** True when the agent was made here, so the transport destroys it on close. */
-  readonly ownAgent: boolean;
-}
-
-/**
- * Checks the URL and headers (throwing as a constructor should) and fills the defaults.
- * `label` names the transport in those errors, e.g. `"SSE transport"`.
- */
-export function clientBasics(options: StreamableHttpClientTransportOptions, label: string): HttpClientBasics {
-  const url = httpUrl(options.url, label);
-  const target = displayUrl(url);
-  const configured = normalizeHeaders(options.headers, `${label} for ${target}`);
-  const onLog = options.onLog;
-  return {
-    url,
-    target,
-    configured,
-    timeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxBody: options.maxBodyBytes ?? DEFAULT_MAX_LINE_BYTES,
-    log: onLog ? (m) => onLog(`${target}: ${m}`) : () => undefined,
-    agent: options.agent ?? keepAliveAgent(url),
-    ownAgent: options.agent === undefined,
-  };
 }
 
 /** Ids of the requests in a message or batch (a request has both `method` and `id`). */

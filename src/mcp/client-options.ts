@@ -1,11 +1,14 @@
 /**
  * {@link McpClientOptions} with every default filled in. The client resolves its options once,
- * in its constructor, so each default is written in one place and every use reads a value.
+ * in its constructor, so each default is written in one place and every use reads a value;
+ * and what follows from them (the declared capabilities, the versions accepted).
  */
 import type { PeerOptions } from "../jsonrpc/peer-types.ts";
 import type { ClientHandlers, McpClientOptions } from "./client-types.ts";
 import type { PageLimits } from "./paging.ts";
-import type { Implementation, LoggingLevel } from "./types.ts";
+import { BridgeError } from "../jsonrpc/errors.ts";
+import type { ClientCapabilities, Implementation, InitializeResult, LoggingLevel } from "./types.ts";
+import { isInitializeResult } from "./types.ts";
 import { isModernVersion, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "./versions.ts";
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-bridge", version: "0.1.0" };
@@ -62,4 +65,33 @@ export function resolveClientOptions(o: McpClientOptions): ResolvedClientOptions
     rootsListChanged: o.rootsListChanged === true,
     peerOptions: o.peerOptions,
   };
+}
+
+/** The capabilities a client declares: each handler it has (roots, sampling, elicitation modes). */
+export function declaredCapabilities(o: ResolvedClientOptions): ClientCapabilities {
+  const h = o.handlers;
+  const caps: ClientCapabilities = {};
+  if (h.roots) caps.roots = o.rootsListChanged ? { listChanged: true } : {};
+  if (h.sampling) caps.sampling = {};
+  if (h.elicitation) {
+    caps.elicitation = {};
+    if (o.elicitationModes.form) caps.elicitation.form = {};
+    if (o.elicitationModes.url) caps.elicitation.url = {};
+  }
+  return caps;
+}
+
+/** `initialize`'s result, checked: its shape, and a version among `accepted`. */
+export function checkInitializeResult(raw: unknown, accepted: readonly string[]): InitializeResult {
+  if (!isInitializeResult(raw)) {
+    throw new BridgeError("INVALID_RESULT", "initialize: the server's result lacks protocolVersion, capabilities or serverInfo");
+  }
+  if (!accepted.includes(raw.protocolVersion)) {
+    throw new BridgeError(
+      "UNSUPPORTED_VERSION",
+      `initialize: server "${raw.serverInfo.name}" answered protocol version ${JSON.stringify(raw.protocolVersion)}, which this client does not speak (supported: ${accepted.join(", ")})`,
+      { details: { received: raw.protocolVersion, supported: [...accepted] } },
+    );
+  }
+  return raw;
 }

@@ -12,7 +12,7 @@
  * - results lose the era's plumbing (`resultType`, the `serverInfo` `_meta` key, `ttlMs`,
  *   `cacheScope`) so callers see one shape in both eras (docs/decisions.md 2-client).
  */
-import { BridgeError, ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import { BridgeError, ErrorCode, errorMessage, RpcError } from "../jsonrpc/errors.ts";
 import type { JsonRpcParams } from "../jsonrpc/message.ts";
 import type { JsonRpcPeer } from "../jsonrpc/peer.ts";
 import type { RequestOptions } from "../jsonrpc/peer-types.ts";
@@ -67,9 +67,9 @@ export interface StatelessHooks extends Pick<StatelessClientOptions, "capabiliti
 
 /**
  * Probes `peer` for the stateless era (options `era`, `discoverTimeoutMs`, docs/decisions.md
- * 1-client): the connection's pieces when the server speaks it, `undefined` (and the transport
- * back in the handshake era) when not. `era: "modern"` turns `undefined` into
- * `UNSUPPORTED_VERSION`. The listen stream is made, not opened.
+ * 1-client): the connection's pieces when the server speaks it, else `legacy` with the error
+ * that said so, if one did (and the transport back in the handshake era). `era: "modern"`
+ * turns the latter into `UNSUPPORTED_VERSION`. The listen stream is made, not opened.
  */
 export async function connectStateless(
   peer: JsonRpcPeer,
@@ -77,15 +77,19 @@ export async function connectStateless(
   o: ResolvedClientOptions,
   signal: AbortSignal | undefined,
   hooks: StatelessHooks,
-): Promise<{ init: InitializeResult; client: StatelessClient; listen: ListenStream } | undefined> {
+): Promise<{ init: InitializeResult; client: StatelessClient; listen: ListenStream } | { legacy: Error | undefined }> {
   const client = new StatelessClient(peer, { ...hooks, version: o.modernVersion, clientInfo: o.clientInfo, maxInputRounds: o.maxInputRounds });
   if (o.logLevel !== undefined) client.setLogLevel(o.logLevel);
   transport.setMessageHeaders?.(client.headers);
-  const init = await client.discover(o.discoverTimeoutMs, signal);
+  // Pinned to this era there is nothing to fall back to: the connect limit applies, not the probe's.
+  const init = await client.discover(o.era === "modern" ? o.connectTimeoutMs : o.discoverTimeoutMs, signal);
   if (init === undefined) {
     transport.setMessageHeaders?.(undefined);
-    if (o.era === "modern") throw new BridgeError("UNSUPPORTED_VERSION", 'connect: the server does not speak the stateless era (2026-07-28), and era "modern" was asked for');
-    return undefined;
+    if (o.era === "modern") {
+      const why = client.probeFailure === undefined ? "" : ` (server/discover: ${errorMessage(client.probeFailure)})`;
+      throw new BridgeError("UNSUPPORTED_VERSION", `connect: the server does not speak the stateless era (2026-07-28), and era "modern" was asked for${why}`, { cause: client.probeFailure });
+    }
+    return { legacy: client.probeFailure };
   }
   const listen = new ListenStream(client, init.capabilities, {
     ackTimeoutMs: Math.min(o.connectTimeoutMs, o.requestTimeoutMs ?? 60_000),
@@ -105,6 +109,8 @@ export class StatelessClient {
   /** Input schemas of the tools last listed, for their `Mcp-Param-*` headers. */
   private readonly schemas = new Map<string, unknown>();
   private readonly hints = new Map<string, CacheHints>();
+  /** Why the last probe read the server as one of the handshake era, when an error said so. */
+  probeFailure: Error | undefined;
 
   constructor(peer: JsonRpcPeer, options: StatelessClientOptions) {
     this.peer = peer;
@@ -156,6 +162,7 @@ export class StatelessClient {
         break;
       } catch (err) {
         if (signal?.aborted || !(err instanceof Error) || isFatal(err)) throw err;
+        this.probeFailure = err;
         if (!(err instanceof RpcError)) return undefined;
         if (err.code === ErrorCode.UnsupportedProtocolVersion) {
           const next = pickVersion(err.data);

@@ -54,7 +54,8 @@ export interface McpClientOptions {
   era?: "auto" | "legacy" | "modern";
   /**
    * Time allowed for the `server/discover` probe, ms; past it the server counts as one of
-   * the handshake era. Default 5 000, and never more than `connectTimeoutMs`.
+   * the handshake era. Default 5 000, and never more than `connectTimeoutMs` (which alone
+   * applies with `era: "modern"`).
    */
   discoverTimeoutMs?: number;
   /**

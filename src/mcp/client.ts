@@ -18,7 +18,7 @@ import type { JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer } from "../jsonrpc/peer.ts";
 import type { Transport } from "../jsonrpc/transport.ts";
 import { Emitter } from "../util/emitter.ts";
-import { resolveClientOptions, type ResolvedClientOptions } from "./client-options.ts";
+import { checkInitializeResult, declaredCapabilities, resolveClientOptions, type ResolvedClientOptions } from "./client-options.ts";
 import { answerInput, checkElicitation, isUrlElicitation, UrlElicitationRequiredError } from "./client-elicitation.ts";
 import type { ListenStream } from "./client-listen.ts";
 import type { StatelessClient } from "./client-stateless.ts";
@@ -27,7 +27,6 @@ import type { StructuredContentChecker } from "./output-check.ts";
 import { collectPages } from "./paging.ts";
 import type {
   CallToolResult,
-  ClientCapabilities,
   ClientRequests,
   CompleteRequestParams,
   CompleteResult,
@@ -45,7 +44,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from "./types.ts";
-import { isCallToolResult, isInitializeResult, McpMethod, McpNotification } from "./types.ts";
+import { isCallToolResult, McpMethod, McpNotification } from "./types.ts";
 import { allowsBatches } from "./versions.ts";
 
 export type { CallOptions, ClientHandlers, ElicitationContext, McpClientEvents, McpClientOptions } from "./client-types.ts";
@@ -131,12 +130,21 @@ export class McpClient extends Emitter<McpClientEvents> {
     peer.onerror = (e) => this.emit("error", e);
     try {
       await peer.start();
-      if (this.options.era !== "legacy" && (await this.connectStateless(peer, transport, options.signal))) return this.init!;
-      const raw = await peer.request(McpMethod.Initialize, this.initializeParams(), {
-        timeoutMs: this.options.connectTimeoutMs,
-        signal: options.signal,
-      });
-      this.init = this.checkInitializeResult(raw);
+      const probe = this.options.era === "legacy" ? undefined : await this.connectStateless(peer, transport, options.signal);
+      if (probe === true) return this.init!;
+      const raw = await peer
+        .request(McpMethod.Initialize, this.initializeParams(), { timeoutMs: this.options.connectTimeoutMs, signal: options.signal })
+        .catch((err: unknown) => {
+          // A stateless-only server slower to start than the probe's limit: say what would help.
+          const timedOut = probe?.legacy instanceof BridgeError && probe.legacy.code === "TIMEOUT";
+          if (!timedOut || !(err instanceof RpcError) || err.code !== ErrorCode.MethodNotFound) throw err;
+          throw new BridgeError(
+            "UNSUPPORTED_VERSION",
+            `initialize: refused (${err.message}) after server/discover found no answer within ${this.options.discoverTimeoutMs} ms; the server may speak only the stateless era and start slower than that: raise discoverTimeoutMs`,
+            { cause: err },
+          );
+        });
+      this.init = checkInitializeResult(raw, this.options.supportedVersions);
       transport.setProtocolVersion?.(this.init.protocolVersion);
       await peer.notify(McpNotification.Initialized);
       return this.init;
@@ -146,19 +154,22 @@ export class McpClient extends Emitter<McpClientEvents> {
     }
   }
 
-  /** The stateless era, when the server speaks it; false (and the transport as before) when not. */
-  private async connectStateless(peer: JsonRpcPeer, transport: Transport, signal: AbortSignal | undefined): Promise<boolean> {
+  /**
+   * The stateless era, when the server speaks it; else `legacy` with the probe's error, if any
+   * (and the transport as before).
+   */
+  private async connectStateless(peer: JsonRpcPeer, transport: Transport, signal: AbortSignal | undefined): Promise<true | { legacy: Error | undefined }> {
     const { connectStateless } = await import("./client-stateless.ts");
     const h = this.options.handlers;
     const modes = this.options.elicitationModes;
     const found = await connectStateless(peer, transport, this.options, signal, {
-      capabilities: this.capabilities(),
+      capabilities: declaredCapabilities(this.options),
       answer: (method, params, sig) => answerInput(h, modes, method, params, sig),
       onToolRejected: (name, reason) => this.emit("toolRejected", { name, reason }),
       relistTools: () => this.listTools(),
       onError: (err) => this.emit("error", err),
     });
-    if (found === undefined) return false;
+    if ("legacy" in found) return found;
     this.init = found.init;
     this.stateless = found.client;
     this.listen = found.listen;
@@ -329,38 +340,9 @@ export class McpClient extends Emitter<McpClientEvents> {
   private initializeParams(): JsonRpcParams {
     return {
       protocolVersion: this.options.protocolVersion,
-      capabilities: this.capabilities(),
+      capabilities: declaredCapabilities(this.options),
       clientInfo: this.options.clientInfo,
     };
-  }
-
-  private capabilities(): ClientCapabilities {
-    const h = this.options.handlers;
-    const caps: ClientCapabilities = {};
-    if (h.roots) caps.roots = this.options.rootsListChanged ? { listChanged: true } : {};
-    if (h.sampling) caps.sampling = {};
-    if (h.elicitation) {
-      const modes = this.options.elicitationModes;
-      caps.elicitation = {};
-      if (modes.form) caps.elicitation.form = {};
-      if (modes.url) caps.elicitation.url = {};
-    }
-    return caps;
-  }
-
-  private checkInitializeResult(raw: unknown): InitializeResult {
-    if (!isInitializeResult(raw)) {
-      throw new BridgeError("INVALID_RESULT", "initialize: the server's result lacks protocolVersion, capabilities or serverInfo");
-    }
-    const accepted = this.options.supportedVersions;
-    if (!accepted.includes(raw.protocolVersion)) {
-      throw new BridgeError(
-        "UNSUPPORTED_VERSION",
-        `initialize: server "${raw.serverInfo.name}" answered protocol version ${JSON.stringify(raw.protocolVersion)}, which this client does not speak (supported: ${accepted.join(", ")})`,
-        { details: { received: raw.protocolVersion, supported: [...accepted] } },
-      );
-    }
-    return raw;
   }
 
   private installHandlers(peer: JsonRpcPeer): void {

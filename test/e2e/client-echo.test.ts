@@ -16,7 +16,7 @@ for (const era of ["auto", "legacy"] as const) {
     let transport: StdioClientTransport;
 
     before(async () => {
-      ({ client, transport } = await connectFixture("echo.ts", [], { clientInfo: { name: "e2e", version: "1" }, era }));
+      ({ client, transport } = await connectFixture("echo.ts", [], { clientInfo: { name: "e2e", version: "1" }, era, discoverTimeoutMs: 30_000 }));
     });
 
     after(async () => {

@@ -62,6 +62,22 @@ const DELETE_TIMEOUT_MS = 2_000;
 const POST_ACCEPT = "application/json, text/event-stream";
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+/**
+ * Requests that read and change nothing: when a reused keep-alive socket turns out closed
+ * under one (the server timed it out as the request went), it is sent again on a fresh one.
+ * A loaded machine meets that race often; a `tools/call` is never repeated (it may act).
+ */
+const READ_ONLY: ReadonlySet<string> = new Set([
+  "ping",
+  "server/discover",
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+]);
 
 /**
  * ```ts
@@ -161,7 +177,7 @@ export class StreamableHttpClientTransport implements Transport {
     const init = method === "initialize";
     if (init) this.initParams = single?.params;
     const ex = this.streams.track(new Exchange(ids, method, false));
-    this.postRequest(body, init, ex, false, extra).catch((err: Error) => this.streams.finish(ex, err));
+    this.postRequest(body, init, ex, false, extra, method !== undefined && READ_ONLY.has(method)).catch((err: Error) => this.streams.finish(ex, err));
     return ex.promise;
   }
 
@@ -220,16 +236,17 @@ export class StreamableHttpClientTransport implements Transport {
     return h;
   }
 
-  private async postRequest(body: string, init: boolean, ex: Exchange, retried: boolean, extra?: Record<string, string>): Promise<void> {
+  /** `readOnly`: a request that changes nothing, which may go again on a fresh socket (see {@link READ_ONLY}). */
+  private async postRequest(body: string, init: boolean, ex: Exchange, retried: boolean, extra?: Record<string, string>, readOnly = false): Promise<void> {
     const sessionAtSend = init ? undefined : this.session;
-    const call = this.call("POST", this.postHeaders(init, extra), body, 0, false);
+    const call = this.call("POST", this.postHeaders(init, extra), body, 0, readOnly);
     ex.call = call;
     const res = await call.response;
     const status = res.statusCode ?? 0;
     if (status === 404 && sessionAtSend !== undefined) {
       await drain(call, res);
       await this.sessionExpired(sessionAtSend, retried, ex.label);
-      if (!ex.done) await this.postRequest(body, init, ex, true, extra);
+      if (!ex.done) await this.postRequest(body, init, ex, true, extra, readOnly);
       return;
     }
     if ((status < 200 || status > 299) && this.eraHeaders !== undefined && !init) return this.refused(call, res, ex);

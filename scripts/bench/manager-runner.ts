@@ -20,7 +20,8 @@ import type { BenchClient, ServerCommand } from "./types.ts";
 const BRIDGED_ECHO = "mcp__echo__echo";
 
 function newManager(): McpManager {
-  return new McpManager({ rateLimit: false, processGuard: false, approve: () => "allow_always" });
+  // The handshake era, like the plain client it is compared with (ours-client.ts).
+  return new McpManager({ rateLimit: false, processGuard: false, approve: () => "allow_always", era: "legacy" });
 }
 
 function configs(server: ServerCommand, names: readonly string[], trust: TrustLevel = "trusted"): McpServerConfig[] {

@@ -10,7 +10,9 @@ import type { BenchClient, ServerCommand } from "./types.ts";
 /** Spawns `server` and completes the handshake. */
 export async function connectOurs(server: ServerCommand): Promise<BenchClient> {
   const transport = new StdioClientTransport({ command: server.command, args: server.args, inheritEnv: true, name: "bench" });
-  const client = new McpClient({ clientInfo: { name: "bench", version: "1.0.0" } });
+  // The 2025 figures: pinned to the handshake era, so they stay comparable with earlier runs
+  // (auto would speak the stateless era to our dual-era servers; docs/decisions.md 129).
+  const client = new McpClient({ clientInfo: { name: "bench", version: "1.0.0" }, era: "legacy" });
   await client.connect(transport);
   return {
     get pid() {

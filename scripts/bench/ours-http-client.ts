@@ -14,7 +14,9 @@ import type { BenchClient, ServerCommand } from "./types.ts";
 export async function connectOursHttp(server: ServerCommand): Promise<BenchClient> {
   const child = await startHttpServer(server);
   const agent = new http.Agent({ keepAlive: true });
-  const client = new McpClient({ clientInfo: { name: "bench", version: "1.0.0" } });
+  // The 2025 figures: pinned to the handshake era, so they stay comparable with earlier runs
+  // (auto would speak the stateless era to our dual-era servers; docs/decisions.md 129).
+  const client = new McpClient({ clientInfo: { name: "bench", version: "1.0.0" }, era: "legacy" });
   const close = async (): Promise<void> => {
     await client.close().catch(() => undefined);
     agent.destroy();

@@ -137,6 +137,9 @@ export class OutboundRequests {
   private arm(p: Pending, ms: number): void {
     const remaining = p.deadline - Date.now();
     const capped = Math.max(0, Math.min(ms, remaining));
+    // No limit at all (a stream-like request such as subscriptions/listen): no timer, which
+    // setTimeout would fire at once for a delay past 2^31-1 ms.
+    if (capped === Infinity) return;
     const hitCap = remaining <= ms;
     p.timer = setTimeout(() => {
       const what = hitCap ? `its total time cap` : `${p.timeoutMs} ms`;

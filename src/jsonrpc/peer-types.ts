@@ -48,7 +48,7 @@ export interface RequestOptions {
   onProgress?: (progress: ProgressInfo) => void;
   /** Restart the timeout whenever progress arrives. Default true. */
   resetTimeoutOnProgress?: boolean;
-  /** Overrides the hard total cap, ms. */
+  /** Overrides the hard total cap, ms. With `timeoutMs`, `Infinity` means no timer at all (a long-lived stream). */
   maxTotalTimeoutMs?: number;
   /** The incoming request this one is sent on behalf of (see `TransportSendOptions`). */
   relatedRequestId?: JsonRpcId;

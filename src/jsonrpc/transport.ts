@@ -75,4 +75,16 @@ export interface Transport {
   setProtocolVersion?: (version: string) => void;
   /** The verified principal of the requests it carries, on a server transport that checks tokens. */
   readonly authInfo?: AuthInfo | undefined;
+  /**
+   * Called by the MCP layer when it speaks the stateless era (2026-07-28), with a function
+   * giving the headers each outgoing message needs (`MCP-Protocol-Version`, `Mcp-Method`,
+   * `Mcp-Name`, `Mcp-Param-*`), and with `undefined` to go back to the handshake era. While
+   * set, an HTTP transport also hands a JSON-RPC error sent with a 4xx status to the peer as
+   * the request's answer, and cancels by closing the request's stream instead of posting
+   * `notifications/cancelled`. Transports without headers ignore it.
+   */
+  setMessageHeaders?: (headersFor: MessageHeaders | undefined) => void;
 }
+
+/** The stateless-era headers of one outgoing message, by lower-case name. */
+export type MessageHeaders = (message: { method: string; params?: unknown }) => Record<string, string>;

@@ -21,6 +21,8 @@ export interface TtlCacheOptions {
 interface Entry<V> {
   value: V;
   storedAt: number;
+  /** This entry's lifetime, when shorter than the cache's. */
+  ttlMs: number;
 }
 
 /**
@@ -61,8 +63,9 @@ export class TtlCache<K, V> {
     return this.get(key) !== undefined;
   }
 
-  set(key: K, value: V): void {
-    this.entries.set(key, { value, storedAt: this.now() });
+  /** `ttlMs` shortens this entry's lifetime (a server's hint); it never lengthens it. */
+  set(key: K, value: V, ttlMs?: number): void {
+    this.entries.set(key, { value, storedAt: this.now(), ttlMs: ttlMs !== undefined && ttlMs > 0 ? Math.min(ttlMs, this.ttlMs) : this.ttlMs });
   }
 
   /** Drops the entry and disowns any load in flight for it. */
@@ -80,7 +83,7 @@ export class TtlCache<K, V> {
    * The fresh value, or the result of `load` (stored unless invalidated meanwhile). Concurrent
    * calls for one key share a single `load`. A failed load stores nothing and rejects.
    */
-  getOrLoad(key: K, load: () => Promise<V>): Promise<V> {
+  getOrLoad(key: K, load: () => Promise<V>, ttlOf?: (value: V) => number | undefined): Promise<V> {
     const fresh = this.get(key);
     if (fresh !== undefined) return Promise.resolve(fresh);
     const running = this.loading.get(key);
@@ -90,7 +93,7 @@ export class TtlCache<K, V> {
     const promise: Promise<V> = Promise.resolve()
       .then(load)
       .then((value) => {
-        if ((this.generations.get(key) ?? 0) === generation) this.set(key, value);
+        if ((this.generations.get(key) ?? 0) === generation) this.set(key, value, ttlOf?.(value));
         return value;
       })
       .finally(() => {
@@ -101,6 +104,6 @@ export class TtlCache<K, V> {
   }
 
   private isFresh(entry: Entry<V>): boolean {
-    return this.now() - entry.storedAt < this.ttlMs;
+    return this.now() - entry.storedAt < entry.ttlMs;
   }
 }

@@ -67,6 +67,10 @@ export class ConnectAttempt {
     const client = new McpClient({
       ...clientFeatureOptions(config.name, options.clientFeatures, options.redactor),
       clientInfo: options.clientInfo,
+      era: options.era,
+      // The handshake era's server default (ours: info); a stateless server sends no log
+      // messages to a request that declares no level (docs/decisions.md 133).
+      logLevel: "info",
       connectTimeoutMs: config.timeout,
       // Every other request (tools/list, resources, prompts, ping) gets the server's own limit.
       requestTimeoutMs: config.timeout,

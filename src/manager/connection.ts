@@ -36,8 +36,13 @@ export type { HealthOptions } from "./health.ts";
 
 /** Options of {@link ServerConnection}. */
 export interface ServerConnectionOptions extends PrepareOptions {
-  /** Sent in `initialize`. Default mcp-bridge's own. */
+  /** Sent in `initialize` (stateless era: in every request's `_meta`). Default mcp-bridge's own. */
   clientInfo?: Implementation;
+  /**
+   * The protocol era to speak (see `McpClientOptions.era`). Default `"auto"`: the server's
+   * newest. `"legacy"` pins the handshake era (2025), e.g. for a test about its wire.
+   */
+  era?: "auto" | "legacy" | "modern";
   /** Restart delays. Defaults 1 s doubling to 30 s, with jitter. */
   backoff?: BackoffOptions;
   health?: HealthOptions;
@@ -223,7 +228,7 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
   async refreshTools(): Promise<void> {
     const client = this.#client;
     if (client === undefined || !hasTools(client)) return;
-    await this.#toolList.refresh(() => client.listTools(), () => client === this.#client);
+    await this.#toolList.refresh(() => client.listTools(), () => client === this.#client, () => client.toolsCacheHints?.ttlMs);
   }
 
   /** Calls a tool (the server's own name). Throws like `McpClient.callTool`; `NOT_CONNECTED` unless ready. */
@@ -289,7 +294,7 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
     this.#client = attempt.client;
     this.#transport = attempt.transport;
     this.#restarts.ready();
-    this.#toolList.set(tools);
+    this.#toolList.set(tools, attempt.client?.toolsCacheHints?.ttlMs);
     this.#setState("ready", {});
     if (attempt.client !== undefined) this.#health.start(attempt.client);
   }

@@ -53,9 +53,13 @@ export class ToolList {
     return this.known;
   }
 
-  /** A list just read (at the handshake): cached and taken. */
-  set(tools: Tool[]): void {
-    this.cache.set("tools", tools);
+  /**
+   * A list just read (at the handshake): cached and taken. `ttlMs`: the server's cache hint
+   * (stateless era), which may shorten the lifetime, never lengthen it; 0 or none changes
+   * nothing (docs/decisions.md 132).
+   */
+  set(tools: Tool[], ttlMs?: number): void {
+    this.cache.set("tools", tools, ttlMs);
     this.update(tools);
   }
 
@@ -64,9 +68,9 @@ export class ToolList {
    * whether the connection that loads is still the current one when the answer comes. A
    * failure keeps the previous list and is reported as a `tools_refresh` warning.
    */
-  async refresh(load: () => Promise<Tool[]>, live: () => boolean): Promise<void> {
+  async refresh(load: () => Promise<Tool[]>, live: () => boolean, ttlMs?: () => number | undefined): Promise<void> {
     try {
-      const tools = await this.cache.getOrLoad("tools", load);
+      const tools = await this.cache.getOrLoad("tools", load, ttlMs);
       if (live()) this.update(tools);
     } catch (err) {
       if (live()) {

@@ -13,14 +13,16 @@ import type {
   ElicitRequestParams,
   ElicitResult,
   Implementation,
+  LoggingLevel,
   LoggingMessageNotificationParams,
   Root,
 } from "./types.ts";
 
 /**
- * What an elicitation handler is told besides the params. An elicitation comes either as the
- * server's `elicitation/create` request (`request` is set) or listed in the -32042 error the
- * server answered one of our requests with (`requiredBy` names that request's method).
+ * What an elicitation handler is told besides the params. An elicitation comes as the
+ * server's `elicitation/create` request (`request` is set), listed in the -32042 error the
+ * server answered one of our requests with (`requiredBy` names that request's method), or as
+ * an input request of the stateless era (neither is set: the server asks within its answer).
  */
 export interface ElicitationContext {
   /** `elicitation/create`: aborted when the server cancels or the connection closes; -32042: the refused request's signal. */
@@ -43,7 +45,31 @@ export interface ClientHandlers {
 export interface McpClientOptions {
   /** Default `{ name: "mcp-bridge", version: "0.1.0" }`. */
   clientInfo?: Implementation;
-  /** Version offered in `initialize`. Default: the latest we speak. */
+  /**
+   * Which protocol era to speak. `"auto"` (default) probes with `server/discover` and falls
+   * back to `initialize` when the server is of the handshake era; `"legacy"` sends
+   * `initialize` at once; `"modern"` speaks only the stateless era (2026-07-28) and fails
+   * with `UNSUPPORTED_VERSION` against a handshake-era server.
+   */
+  era?: "auto" | "legacy" | "modern";
+  /**
+   * Time allowed for the `server/discover` probe, ms; past it the server counts as one of
+   * the handshake era. Default 5 000, and never more than `connectTimeoutMs` (which alone
+   * applies with `era: "modern"`).
+   */
+  discoverTimeoutMs?: number;
+  /**
+   * Stateless era: the log level every request declares in `_meta` (until
+   * {@link McpClient.setLoggingLevel} changes it). Default none: the server then sends no
+   * `notifications/message`. The handshake era ignores it (the server's default applies).
+   */
+  logLevel?: LoggingLevel;
+  /** Input rounds (`input_required` results) one request may take. Default 8; past it `LIMIT_EXCEEDED`. */
+  maxInputRounds?: number;
+  /**
+   * Version offered in `initialize`, or, when it is of the stateless era, the version
+   * stateless requests declare. Default: the latest we speak.
+   */
   protocolVersion?: string;
   /** Versions accepted in the server's answer. Default: all we speak. */
   supportedVersions?: readonly string[];
@@ -74,6 +100,8 @@ export interface McpClientEvents {
   log: LoggingMessageNotificationParams;
   /** `notifications/elicitation/complete` for a URL elicitation this client saw (others are ignored, as the spec asks). */
   elicitationComplete: { elicitationId: string };
+  /** Stateless era: a tool left out of `listTools` because its `x-mcp-header` annotations are invalid (SEP-2243). */
+  toolRejected: { name: string; reason: string };
   close: Error | undefined;
   error: Error;
 }

@@ -1,6 +1,9 @@
 /**
- * McpClient: the client side of MCP (handshake era, 2024-11-05 .. 2025-11-25) over any
- * {@link Transport}.
+ * McpClient: the client side of MCP over any {@link Transport}, in both eras: the handshake
+ * era (2024-11-05 .. 2025-11-25, `initialize` and a session) and the stateless era
+ * (2026-07-28, per-request `_meta`). `connect` finds out which one the server speaks (option
+ * `era`; docs/decisions.md 129); every method works the same in both, with results of
+ * one shape (docs/decisions.md 130).
  *
  * ```ts
  * const client = new McpClient({ clientInfo: { name: "my-agent", version: "1.0.0" } });
@@ -15,19 +18,19 @@ import type { JsonRpcParams } from "../jsonrpc/message.ts";
 import { JsonRpcPeer } from "../jsonrpc/peer.ts";
 import type { Transport } from "../jsonrpc/transport.ts";
 import { Emitter } from "../util/emitter.ts";
-import { resolveClientOptions, type ResolvedClientOptions } from "./client-options.ts";
+import { checkInitializeResult, declaredCapabilities, resolveClientOptions, type ResolvedClientOptions } from "./client-options.ts";
+import { answerInput, checkElicitation, isUrlElicitation, UrlElicitationRequiredError } from "./client-elicitation.ts";
+import type { ListenStream } from "./client-listen.ts";
+import type { StatelessClient } from "./client-stateless.ts";
 import type { CallOptions, ElicitationContext, McpClientEvents, McpClientOptions } from "./client-types.ts";
 import type { StructuredContentChecker } from "./output-check.ts";
 import { collectPages } from "./paging.ts";
 import type {
   CallToolResult,
-  ClientCapabilities,
   ClientRequests,
   CompleteRequestParams,
   CompleteResult,
   CreateMessageRequestParams,
-  ElicitRequestParams,
-  ElicitRequestURLParams,
   ElicitResult,
   GetPromptResult,
   Implementation,
@@ -41,40 +44,12 @@ import type {
   ServerCapabilities,
   Tool,
 } from "./types.ts";
-import { isCallToolResult, isInitializeResult, McpMethod, McpNotification } from "./types.ts";
+import { isCallToolResult, McpMethod, McpNotification } from "./types.ts";
 import { allowsBatches } from "./versions.ts";
 
 export type { CallOptions, ClientHandlers, ElicitationContext, McpClientEvents, McpClientOptions } from "./client-types.ts";
 
-/**
- * A request the server refused with -32042 (URL elicitation required) until the user completes
- * the URL elicitations it lists. Retry the request once they are done (the client emits
- * `elicitationComplete` when the server says so).
- */
-export class UrlElicitationRequiredError extends RpcError {
-  /** The method of our request the server refused, e.g. `tools/call`. */
-  readonly method: string;
-  /** The URL elicitations the server listed (malformed ones left out, at most 8). */
-  readonly elicitations: ElicitRequestURLParams[];
-  /** The elicitation handler's answer to each, in order; undefined when no handler ran. */
-  readonly outcomes: ElicitResult[] | undefined;
-
-  constructor(method: string, cause: RpcError, elicitations: ElicitRequestURLParams[], outcomes?: ElicitResult[]) {
-    const hosts = [...new Set(elicitations.map((e) => hostOf(e.url)))].join(", ");
-    const asked =
-      outcomes !== undefined ? `the user answered ${outcomes.map((o) => o.action).join(", ")}` : elicitations.length === 0 ? "none was listed" : "none was shown to the user (no elicitation handler with URL mode)";
-    super(
-      ErrorCode.UrlElicitationRequired,
-      `${method}: the server requires ${elicitations.length} URL elicitation(s) first${hosts === "" ? "" : ` (${hosts})`}: ${cause.message}; ${asked}; retry once completed`,
-      cause.data,
-    );
-    this.name = "UrlElicitationRequiredError";
-    this.method = method;
-    this.elicitations = elicitations;
-    this.outcomes = outcomes;
-  }
-}
-
+export { UrlElicitationRequiredError } from "./client-elicitation.ts";
 
 /** URL elicitation ids remembered for their completion notice; the oldest are forgotten first. */
 const MAX_OPEN_ELICITATIONS = 256;
@@ -92,6 +67,9 @@ export class McpClient extends Emitter<McpClientEvents> {
   private outputCheck: StructuredContentChecker | undefined;
   /** Ids of URL elicitations seen and not yet completed, oldest first. */
   private readonly openElicitations = new Set<string>();
+  /** Set when the server speaks the stateless era (its module is loaded only then). */
+  private stateless: StatelessClient | undefined;
+  private listen: ListenStream | undefined;
 
   constructor(options: McpClientOptions = {}) {
     super();
@@ -111,9 +89,20 @@ export class McpClient extends Emitter<McpClientEvents> {
   get instructions(): string | undefined {
     return this.init?.instructions;
   }
-  /** The negotiated protocol version. */
+  /** The negotiated protocol version (stateless era: the version every request declares). */
   get protocolVersion(): string | undefined {
-    return this.init?.protocolVersion;
+    return this.stateless?.version ?? this.init?.protocolVersion;
+  }
+  /** The era of the connection: `"legacy"` (handshake, 2025) or `"modern"` (stateless, 2026-07-28). */
+  get era(): "legacy" | "modern" | undefined {
+    return this.init === undefined ? undefined : this.stateless !== undefined ? "modern" : "legacy";
+  }
+  /**
+   * The cache hints (`ttlMs`, `cacheScope`) of the last `tools/list` page (stateless era
+   * only; see docs/decisions.md 132 for how the manager uses them).
+   */
+  get toolsCacheHints(): { ttlMs: number; cacheScope: "public" | "private" } | undefined {
+    return this.stateless?.cacheHints(McpMethod.ToolsList);
   }
   /** The underlying peer (for counters and custom methods). */
   get connection(): JsonRpcPeer | undefined {
@@ -121,9 +110,12 @@ export class McpClient extends Emitter<McpClientEvents> {
   }
 
   /**
-   * Starts the transport, sends `initialize`, checks the version, then sends
-   * `notifications/initialized`. Rejects with `BridgeError` (`UNSUPPORTED_VERSION`,
-   * `INVALID_RESULT`, `TIMEOUT`, `SPAWN_FAILED`, ...) after closing the transport.
+   * Starts the transport and finds the server's era (option `era`): `server/discover` first,
+   * and on a handshake-era answer (or a timeout) `initialize`, the version check and
+   * `notifications/initialized`. On the stateless era the discover result stands in for
+   * `initialize`'s, and a `subscriptions/listen` stream is opened when the server declares
+   * list changes. Rejects with `BridgeError` (`UNSUPPORTED_VERSION`, `INVALID_RESULT`,
+   * `TIMEOUT`, `SPAWN_FAILED`, ...) after closing the transport.
    */
   async connect(transport: Transport, options: { signal?: AbortSignal } = {}): Promise<InitializeResult> {
     if (this.peer) throw new BridgeError("INVALID_STATE", "McpClient.connect: already connected; close() first, or make a new McpClient");
@@ -138,11 +130,21 @@ export class McpClient extends Emitter<McpClientEvents> {
     peer.onerror = (e) => this.emit("error", e);
     try {
       await peer.start();
-      const raw = await peer.request(McpMethod.Initialize, this.initializeParams(), {
-        timeoutMs: this.options.connectTimeoutMs,
-        signal: options.signal,
-      });
-      this.init = this.checkInitializeResult(raw);
+      const probe = this.options.era === "legacy" ? undefined : await this.connectStateless(peer, transport, options.signal);
+      if (probe === true) return this.init!;
+      const raw = await peer
+        .request(McpMethod.Initialize, this.initializeParams(), { timeoutMs: this.options.connectTimeoutMs, signal: options.signal })
+        .catch((err: unknown) => {
+          // A stateless-only server slower to start than the probe's limit: say what would help.
+          const timedOut = probe?.legacy instanceof BridgeError && probe.legacy.code === "TIMEOUT";
+          if (!timedOut || !(err instanceof RpcError) || err.code !== ErrorCode.MethodNotFound) throw err;
+          throw new BridgeError(
+            "UNSUPPORTED_VERSION",
+            `initialize: refused (${err.message}) after server/discover found no answer within ${this.options.discoverTimeoutMs} ms; the server may speak only the stateless era and start slower than that: raise discoverTimeoutMs`,
+            { cause: err },
+          );
+        });
+      this.init = checkInitializeResult(raw, this.options.supportedVersions);
       transport.setProtocolVersion?.(this.init.protocolVersion);
       await peer.notify(McpNotification.Initialized);
       return this.init;
@@ -152,9 +154,35 @@ export class McpClient extends Emitter<McpClientEvents> {
     }
   }
 
+  /**
+   * The stateless era, when the server speaks it; else `legacy` with the probe's error, if any
+   * (and the transport as before).
+   */
+  private async connectStateless(peer: JsonRpcPeer, transport: Transport, signal: AbortSignal | undefined): Promise<true | { legacy: Error | undefined }> {
+    const { connectStateless } = await import("./client-stateless.ts");
+    const h = this.options.handlers;
+    const modes = this.options.elicitationModes;
+    const found = await connectStateless(peer, transport, this.options, signal, {
+      capabilities: declaredCapabilities(this.options),
+      answer: (method, params, sig) => answerInput(h, modes, method, params, sig),
+      onToolRejected: (name, reason) => this.emit("toolRejected", { name, reason }),
+      relistTools: () => this.listTools(),
+      onError: (err) => this.emit("error", err),
+    });
+    if ("legacy" in found) return found;
+    this.init = found.init;
+    this.stateless = found.client;
+    this.listen = found.listen;
+    // A server that cannot stream changes still serves requests: its refusal is only reported.
+    if (found.listen.useful) await found.listen.open().catch((err: Error) => void this.emit("error", err));
+    return true;
+  }
+
   /** Every tool, following `nextCursor` under the page limits. Remembers output schemas. */
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
-    const tools = await collectPages<Tool>(this.pageRequester(McpMethod.ToolsList, options), "tools", this.options.pageLimits);
+    const listed = await collectPages<Tool>(this.pageRequester(McpMethod.ToolsList, options), "tools", this.options.pageLimits);
+    // SEP-2243: a tool with invalid x-mcp-header annotations is left out (stateless era).
+    const tools = this.stateless ? this.stateless.keepTools(listed) : listed;
     if (!this.outputCheck && tools.some((t) => t.outputSchema !== undefined)) {
       const { StructuredContentChecker } = await import("./output-check.ts");
       this.outputCheck ??= new StructuredContentChecker();
@@ -172,6 +200,11 @@ export class McpClient extends Emitter<McpClientEvents> {
   callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
     // Not `async`: this is the hot path, and one promise fewer per call is measurable.
     if (!this.peer || !this.init) return Promise.reject(notConnected());
+    if (this.stateless) {
+      return this.stateless
+        .request(McpMethod.ToolsCall, { name, arguments: args }, { signal: options.signal, timeoutMs: options.timeoutMs ?? this.options.toolTimeoutMs, onProgress: options.onProgress })
+        .then((result) => this.checkToolResult(name, result), (err: unknown) => this.refused(err, McpMethod.ToolsCall, options.signal));
+    }
     return this.peer
       .request(McpMethod.ToolsCall, { name, arguments: args }, {
         signal: options.signal,
@@ -206,11 +239,14 @@ export class McpClient extends Emitter<McpClientEvents> {
     return this.send(McpMethod.ResourcesRead, { uri }, options);
   }
 
+  /** Resource updates for `uri` (stateless era: the URI joins the `subscriptions/listen` filter). */
   async subscribe(uri: string, options: CallOptions = {}): Promise<void> {
+    if (this.listen) return this.live() && this.listen.subscribe(uri);
     await this.send(McpMethod.ResourcesSubscribe, { uri }, options);
   }
 
   async unsubscribe(uri: string, options: CallOptions = {}): Promise<void> {
+    if (this.listen) return this.live() && this.listen.unsubscribe(uri);
     await this.send(McpMethod.ResourcesUnsubscribe, { uri }, options);
   }
 
@@ -226,27 +262,41 @@ export class McpClient extends Emitter<McpClientEvents> {
     return this.send(McpMethod.CompletionComplete, params, options);
   }
 
+  /** Stateless era: no `logging/setLevel`; later requests declare the level in `_meta`. */
   async setLoggingLevel(level: LoggingLevel, options: CallOptions = {}): Promise<void> {
+    if (this.stateless) return this.live() && this.stateless.setLogLevel(level);
     await this.send(McpMethod.LoggingSetLevel, { level }, options);
   }
 
+  /** A round trip to the server. Stateless era (no `ping`): a `server/discover`. */
   async ping(options: CallOptions = {}): Promise<void> {
-    await this.send(McpMethod.Ping, undefined, options);
+    if (!this.stateless) return void (await this.send(McpMethod.Ping, undefined, options));
+    this.live();
+    await this.stateless.request(McpMethod.ServerDiscover, undefined, { signal: options.signal, timeoutMs: options.timeoutMs });
   }
 
-  /** Tells the server the roots changed (needs `rootsListChanged`). */
+  /** Tells the server the roots changed (needs `rootsListChanged`; the stateless era has no such notice). */
   notifyRootsChanged(): Promise<void> {
-    return this.live().notify(McpNotification.RootsListChanged);
+    const peer = this.live();
+    return this.stateless ? Promise.resolve() : peer.notify(McpNotification.RootsListChanged);
   }
 
   /** Closes the connection (and, for stdio, stops the server process). Idempotent. */
   async close(): Promise<void> {
+    this.listen?.close();
     await this.peer?.close();
   }
 
   /** A request of {@link ClientRequests}: `method` decides the type of params and result. */
   private send<M extends keyof ClientRequests>(method: M, params: ClientRequests[M]["params"] | undefined, options: CallOptions): Promise<ClientRequests[M]["result"]> {
-    return this.live()
+    const peer = this.live();
+    if (this.stateless) {
+      const p = params as Record<string, unknown> | undefined;
+      return this.stateless
+        .request(method, p, { signal: options.signal, timeoutMs: options.timeoutMs, onProgress: options.onProgress })
+        .catch((err: unknown) => this.refused(err, method, options.signal)) as Promise<ClientRequests[M]["result"]>;
+    }
+    return peer
       .request<ClientRequests[M]["result"]>(method, params, { signal: options.signal, timeoutMs: options.timeoutMs, onProgress: options.onProgress })
       .catch((err: unknown) => this.refused(err, method, options.signal));
   }
@@ -290,38 +340,9 @@ export class McpClient extends Emitter<McpClientEvents> {
   private initializeParams(): JsonRpcParams {
     return {
       protocolVersion: this.options.protocolVersion,
-      capabilities: this.capabilities(),
+      capabilities: declaredCapabilities(this.options),
       clientInfo: this.options.clientInfo,
     };
-  }
-
-  private capabilities(): ClientCapabilities {
-    const h = this.options.handlers;
-    const caps: ClientCapabilities = {};
-    if (h.roots) caps.roots = this.options.rootsListChanged ? { listChanged: true } : {};
-    if (h.sampling) caps.sampling = {};
-    if (h.elicitation) {
-      const modes = this.options.elicitationModes;
-      caps.elicitation = {};
-      if (modes.form) caps.elicitation.form = {};
-      if (modes.url) caps.elicitation.url = {};
-    }
-    return caps;
-  }
-
-  private checkInitializeResult(raw: unknown): InitializeResult {
-    if (!isInitializeResult(raw)) {
-      throw new BridgeError("INVALID_RESULT", "initialize: the server's result lacks protocolVersion, capabilities or serverInfo");
-    }
-    const accepted = this.options.supportedVersions;
-    if (!accepted.includes(raw.protocolVersion)) {
-      throw new BridgeError(
-        "UNSUPPORTED_VERSION",
-        `initialize: server "${raw.serverInfo.name}" answered protocol version ${JSON.stringify(raw.protocolVersion)}, which this client does not speak (supported: ${accepted.join(", ")})`,
-        { details: { received: raw.protocolVersion, supported: [...accepted] } },
-      );
-    }
-    return raw;
   }
 
   private installHandlers(peer: JsonRpcPeer): void {
@@ -338,19 +359,12 @@ export class McpClient extends Emitter<McpClientEvents> {
     if (h.elicitation) {
       const elicit = h.elicitation;
       peer.setRequestHandler(McpMethod.ElicitationCreate, (p, ctx) => {
-        const params = p as ElicitRequestParams;
-        // The spec: a mode the client did not declare is -32602; a missing mode means form.
-        const mode = typeof params?.mode === "string" ? params.mode : "form";
-        if ((mode !== "form" && mode !== "url") || !this.options.elicitationModes[mode]) {
-          throw new RpcError(ErrorCode.InvalidParams, `elicitation/create: this client did not declare ${JSON.stringify(mode)} elicitation`);
-        }
-        if (mode === "url") {
-          if (!isUrlElicitation(params)) throw new RpcError(ErrorCode.InvalidParams, "elicitation/create: URL mode needs message, elicitationId and url strings");
-          this.rememberElicitation(params.elicitationId);
-        }
+        const params = checkElicitation(p, this.options.elicitationModes);
+        if (params.mode === "url") this.rememberElicitation(params.elicitationId);
         return elicit(params, { signal: ctx.signal, request: ctx });
       });
     }
+    peer.setNotificationHandler(McpNotification.SubscriptionsAcknowledged, () => this.listen?.acknowledged());
     peer.setNotificationHandler(McpNotification.ElicitationComplete, (p) => {
       const id = (p as { elicitationId?: unknown } | undefined)?.elicitationId;
       if (typeof id !== "string" || !this.openElicitations.delete(id)) return;
@@ -369,19 +383,6 @@ export class McpClient extends Emitter<McpClientEvents> {
     peer.setNotificationHandler(McpNotification.Message, (p) => {
       if (p && typeof p === "object") this.emit("log", p as LoggingMessageNotificationParams);
     });
-  }
-}
-
-function isUrlElicitation(v: unknown): v is ElicitRequestURLParams {
-  const e = v as Partial<ElicitRequestURLParams> | null;
-  return typeof e === "object" && e !== null && e.mode === "url" && typeof e.elicitationId === "string" && typeof e.url === "string" && typeof e.message === "string";
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "an unparsable URL";
   }
 }
 

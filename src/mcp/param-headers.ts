@@ -36,6 +36,36 @@ export function decodeHeaderValue(raw: string): string | undefined {
   }
 }
 
+/**
+ * A value as a client sends it in `Mcp-Name` or `Mcp-Param-*`: as is when it is printable
+ * ASCII without leading or trailing whitespace, else (and when it looks like the sentinel)
+ * `=?base64?...?=` of its UTF-8. The inverse of {@link decodeHeaderValue}.
+ */
+export function encodeHeaderValue(value: string): string {
+  const plain = /^[\x20-\x7e]*$/.test(value) && value === value.trim() && !(value.startsWith(PREFIX) && value.endsWith(SUFFIX));
+  if (plain) return value;
+  let binary = "";
+  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
+  return `${PREFIX}${btoa(binary)}${SUFFIX}`;
+}
+
+/**
+ * The `Mcp-Param-*` headers (lower-case names) a client sends with a `tools/call` of a tool
+ * with this `inputSchema`: one per annotated argument that is present and not null, its text
+ * form encoded (integers in decimal, booleans `true`/`false`). Call only for a schema that
+ * passed {@link xMcpHeaderProblem}.
+ */
+export function mirroredParamHeaders(inputSchema: unknown, args: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isPlainObject(args)) return out;
+  for (const { path, header } of annotations(inputSchema, [])) {
+    const value = valueAt(args, path);
+    if (typeof value === "string") out[`mcp-param-${header.toLowerCase()}`] = encodeHeaderValue(value);
+    else if (typeof value === "number" || typeof value === "boolean") out[`mcp-param-${header.toLowerCase()}`] = String(value);
+  }
+  return out;
+}
+
 /** One `x-mcp-header` annotation: where the value sits in the arguments, and the header suffix. */
 interface Annotation {
   readonly path: readonly string[];

@@ -6,6 +6,11 @@
  *   replay the `initialize` there.
  * - 401/403 (an `AuthError`), any other status, a network failure or a timeout: the error
  *   goes to the caller as is. Authorization failures never trigger the fallback.
+ *
+ * A dual-era client first sends a stateless-era request (`server/discover`). It goes over
+ * Streamable HTTP without choosing it: when the client then sends `initialize` (the server is
+ * of the handshake era), the choice above is made as if that probe had not happened; when it
+ * sends another stateless-era request (the server is of that era), Streamable HTTP is chosen.
  */
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
@@ -13,7 +18,7 @@ import { AuthError } from "./auth-error.ts";
 import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from "./http-client.ts";
 import { httpUrl, normalizeHeaders } from "./http-options.ts";
 import { SseClientTransport } from "./sse-client.ts";
-import type { Transport } from "./transport.ts";
+import type { MessageHeaders, Transport } from "./transport.ts";
 import { TransportLifecycle } from "./lifecycle.ts";
 
 const FALLBACK_STATUSES: ReadonlySet<unknown> = new Set([400, 404, 405]);
@@ -39,6 +44,9 @@ export class AutoHttpClientTransport implements Transport {
   private probing: StreamableHttpClientTransport | undefined;
   private which: "streamable-http" | "sse" | undefined;
   private version: string | undefined;
+  private eraHeaders: MessageHeaders | undefined;
+  /** The Streamable HTTP transport that carried messages before any choice (an era probe). */
+  private unchosen: StreamableHttpClientTransport | undefined;
   private readonly life = new TransportLifecycle(this, "auto HTTP transport");
 
   constructor(options: StreamableHttpClientTransportOptions) {
@@ -63,6 +71,12 @@ export class AutoHttpClientTransport implements Transport {
     this.inner?.setProtocolVersion(version);
   }
 
+  setMessageHeaders(headersFor: MessageHeaders | undefined): void {
+    this.eraHeaders = headersFor;
+    if (this.inner instanceof StreamableHttpClientTransport) this.inner.setMessageHeaders(headersFor);
+    this.unchosen?.setMessageHeaders(headersFor);
+  }
+
   /** Nothing to open: the first `send()` (the initialize POST) chooses the transport. */
   start(): Promise<void> {
     return this.life.openAtOnce();
@@ -80,10 +94,29 @@ export class AutoHttpClientTransport implements Transport {
       return chosen.send(message);
     }
     const isInitialize = !Array.isArray(message) && "method" in message && message.method === "initialize";
+    if (!isInitialize && this.eraHeaders !== undefined) {
+      // A stateless-era message: no choice yet (see the file comment).
+      // A second request in that era means the first one found a server of it: choose.
+      const chosen = this.unchosen !== undefined && isRequest(message);
+      const probe = (this.unchosen ??= this.streamable());
+      if (!probe.onmessage) this.wire(probe);
+      if (chosen) {
+        this.unchosen = undefined;
+        this.use(probe, "streamable-http");
+      }
+      return probe.send(message);
+    }
     if (!isInitialize) {
-      const http = this.streamable();
+      const http = this.unchosen ?? this.streamable();
+      this.unchosen = undefined;
       this.use(http, "streamable-http");
       return http.send(message);
+    }
+    if (this.unchosen) {
+      const probe = this.unchosen;
+      this.unchosen = undefined;
+      probe.onclose = undefined;
+      void probe.close();
     }
     const done = this.probe(message).finally(() => {
       this.probing = undefined;
@@ -94,7 +127,7 @@ export class AutoHttpClientTransport implements Transport {
 
   close(): Promise<void> {
     return this.life.close(async () => {
-      await Promise.all([this.inner?.close(), this.probing?.close()]);
+      await Promise.all([this.inner?.close(), this.probing?.close(), this.unchosen?.close()]);
     });
   }
 
@@ -144,6 +177,7 @@ export class AutoHttpClientTransport implements Transport {
 
   private streamable(): StreamableHttpClientTransport {
     const t = new StreamableHttpClientTransport(this.options);
+    t.setMessageHeaders(this.eraHeaders);
     t.onsessionexpired = () => this.onsessionexpired?.();
     return t;
   }
@@ -162,7 +196,12 @@ export class AutoHttpClientTransport implements Transport {
     this.inner = t;
     this.which = which;
     if (this.version !== undefined) t.setProtocolVersion(this.version);
+    if (t instanceof StreamableHttpClientTransport) t.setMessageHeaders(this.eraHeaders);
   }
+}
+
+function isRequest(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
+  return !Array.isArray(message) && "method" in message && "id" in message;
 }
 
 function closedError(): BridgeError {

@@ -5,6 +5,7 @@
  */
 import type * as http from "node:http";
 import { BridgeError } from "../jsonrpc/errors.ts";
+import { isPlainObject } from "../util/object.ts";
 import { AuthError } from "./auth-error.ts";
 import { displayUrl, type HttpCall, type HttpMethod } from "./http-request.ts";
 
@@ -100,7 +101,35 @@ export async function statusError(call: HttpCall, res: http.IncomingMessage, met
     const nonce = res.headers["dpop-nonce"];
     return AuthError.fromResponse(status, displayUrl(url), res.headers["www-authenticate"], typeof nonce === "string" ? nonce : undefined);
   }
-  const reason = describeErrorBody(await readSnippet(call, res));
+  return httpError(res, method, url, label, await readSnippet(call, res));
+}
+
+/**
+ * A non-2xx answer of the stateless era (2026-07-28), which sends JSON-RPC errors with 4xx
+ * statuses (400 for -32020/-32022/-32602, 404 for -32601): the error response when the body
+ * is one, for the peer to settle its request with; else {@link statusError}'s error.
+ */
+export async function refusalReply(
+  call: HttpCall,
+  res: http.IncomingMessage,
+  method: HttpMethod,
+  url: URL,
+  label?: string,
+): Promise<{ reply: Record<string, unknown> } | { error: BridgeError }> {
+  if (res.statusCode === 401 || res.statusCode === 403) return { error: await statusError(call, res, method, url, label) };
+  const text = await readSnippet(call, res);
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (isPlainObject(v) && isPlainObject(v.error) && typeof v.error.code === "number" && typeof v.error.message === "string") return { reply: v };
+  } catch {
+    // not JSON: an HTTP error like any other
+  }
+  return { error: httpError(res, method, url, label, text) };
+}
+
+function httpError(res: http.IncomingMessage, method: HttpMethod, url: URL, label: string | undefined, body: string): BridgeError {
+  const status = res.statusCode ?? 0;
+  const reason = describeErrorBody(body);
   const text = `${label ? `${label}: ` : ""}${method} ${displayUrl(url)} answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ""}`;
   return new BridgeError("HTTP_ERROR", reason ? `${text}: ${reason}` : text, {
     details: { status, method, url: displayUrl(url) },

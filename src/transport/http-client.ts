@@ -25,14 +25,12 @@
 import type * as http from "node:http";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/message.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../jsonrpc/ndjson.ts";
 import type { HttpAuthProvider } from "./auth-provider.ts";
-import { bearerAuth, type BearerAuth } from "./http-auth.ts";
 import { Exchange, ReplyStreams, type StreamHost } from "./http-client-streams.ts";
-import { describeErrorBody, drain, mediaType, readBody, statusError } from "./http-body.ts";
-import { httpUrl, keepAliveAgent, normalizeHeaders } from "./http-options.ts";
-import { HttpCall, LiveCalls, displayUrl, type HttpMethod } from "./http-request.ts";
-import type { Transport } from "./transport.ts";
+import { describeErrorBody, drain, mediaType, readBody, refusalReply, statusError } from "./http-body.ts";
+import { clientBasics, type HttpClientBasics } from "./http-options.ts";
+import { HttpCall, LiveCalls, type HttpMethod } from "./http-request.ts";
+import type { MessageHeaders, Transport } from "./transport.ts";
 import { TransportLifecycle } from "./lifecycle.ts";
 
 export interface StreamableHttpClientTransportOptions {
@@ -63,11 +61,29 @@ export interface StreamableHttpClientTransportOptions {
 /** @deprecated Renamed {@link StreamableHttpClientTransportOptions}; this alias goes in the next release. */
 export type HttpClientOptions = StreamableHttpClientTransportOptions;
 
-const DEFAULT_TIMEOUT_MS = 60_000;
+/** Moved to http-options.ts; re-exported for the old import path. */
+export { clientBasics, type HttpClientBasics } from "./http-options.ts";
+
 const DELETE_TIMEOUT_MS = 2_000;
 const POST_ACCEPT = "application/json, text/event-stream";
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+/**
+ * Requests that read and change nothing: when a reused keep-alive socket turns out closed
+ * under one (the server timed it out as the request went), it is sent again on a fresh one.
+ * A loaded machine meets that race often; a `tools/call` is never repeated (it may act).
+ */
+const READ_ONLY: ReadonlySet<string> = new Set([
+  "ping",
+  "server/discover",
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+]);
 
 /**
  * ```ts
@@ -93,6 +109,8 @@ export class StreamableHttpClientTransport implements Transport {
   private reinit: Promise<void> | undefined;
   private reinitCount = 0;
   private postHeadersCache: { session: string | undefined; version: string | undefined; headers: http.OutgoingHttpHeaders } | undefined;
+  /** Set while the MCP layer speaks the stateless era (see {@link setMessageHeaders}). */
+  private eraHeaders: MessageHeaders | undefined;
   private readonly life = new TransportLifecycle(this, "Streamable HTTP transport");
 
   constructor(options: StreamableHttpClientTransportOptions) {
@@ -131,6 +149,16 @@ export class StreamableHttpClientTransport implements Transport {
     this.version = v;
   }
 
+  /**
+   * The stateless era (2026-07-28): each POST gets the headers `headersFor` gives its message,
+   * a JSON-RPC error answered with a 4xx status settles its request as that error, and a
+   * cancelled request's stream is closed with no `notifications/cancelled` POST (closing it
+   * is the cancellation). `undefined` goes back to the handshake era (docs/decisions.md 135).
+   */
+  setMessageHeaders(headersFor: MessageHeaders | undefined): void {
+    this.eraHeaders = headersFor;
+  }
+
   /** Nothing to open: every message is its own POST (the GET stream opens after initialize). */
   start(): Promise<void> {
     return this.life.openAtOnce();
@@ -144,17 +172,21 @@ export class StreamableHttpClientTransport implements Transport {
     const single = Array.isArray(message) ? undefined : (message as { method?: unknown; params?: unknown });
     const method = typeof single?.method === "string" ? single.method : undefined;
     const ids = requestIds(message);
+    const extra = this.eraHeaders !== undefined && method !== undefined ? this.eraHeaders({ method, params: single?.params }) : undefined;
     if (ids.length === 0) {
       const cancelledId = method === "notifications/cancelled" ? (single?.params as { requestId?: unknown } | undefined)?.requestId : undefined;
-      if (typeof cancelledId === "string" || typeof cancelledId === "number") this.streams.cancelled(cancelledId);
-      const post = () => this.postOther(body, method ?? "message", false);
+      if (typeof cancelledId === "string" || typeof cancelledId === "number") {
+        this.streams.cancelled(cancelledId);
+        if (this.eraHeaders !== undefined) return Promise.resolve();
+      }
+      const post = () => this.postOther(body, method ?? "message", false, extra);
       return this.base.auth ? this.base.auth.run(post) : post();
     }
     const init = method === "initialize";
     if (init) this.initParams = single?.params;
     const ex = this.streams.track(new Exchange(ids, method, false));
     // A request cancelled or failed while a token was on its way is not sent after all.
-    const post = () => (ex.done ? Promise.resolve() : this.postRequest(body, init, ex, false));
+    const post = () => (ex.done ? Promise.resolve() : this.postRequest(body, init, ex, false, extra));
     (this.base.auth ? this.base.auth.run(post) : post()).catch((err: Error) => this.streams.finish(ex, err));
     return ex.promise;
   }
@@ -194,7 +226,8 @@ export class StreamableHttpClientTransport implements Transport {
    * The headers of a POST. After initialize they are built once per (session, version) and
    * shared: node:http copies what it is given and never changes the object.
    */
-  private postHeaders(init: boolean): http.OutgoingHttpHeaders {
+  private postHeaders(init: boolean, extra?: Record<string, string>): http.OutgoingHttpHeaders {
+    if (extra !== undefined) return { ...this.postHeaders(init), ...extra };
     const cached = this.postHeadersCache;
     if (!init && cached && cached.session === this.session && cached.version === this.version) return cached.headers;
     const h: http.OutgoingHttpHeaders = { ...this.base.configured, accept: POST_ACCEPT, "content-type": "application/json" };
@@ -213,18 +246,20 @@ export class StreamableHttpClientTransport implements Transport {
     return h;
   }
 
-  private async postRequest(body: string, init: boolean, ex: Exchange, retried: boolean): Promise<void> {
+  /** `readOnly`: a request that changes nothing, which may go again on a fresh socket (see {@link READ_ONLY}). */
+  private async postRequest(body: string, init: boolean, ex: Exchange, retried: boolean, extra?: Record<string, string>, readOnly = false): Promise<void> {
     const sessionAtSend = init ? undefined : this.session;
-    const call = this.call("POST", this.postHeaders(init), body, 0, false);
+    const call = this.call("POST", this.postHeaders(init, extra), body, 0, readOnly);
     ex.call = call;
     const res = await call.response;
     const status = res.statusCode ?? 0;
     if (status === 404 && sessionAtSend !== undefined) {
       await drain(call, res);
       await this.sessionExpired(sessionAtSend, retried, ex.label);
-      if (!ex.done) await this.postRequest(body, init, ex, true);
+      if (!ex.done) await this.postRequest(body, init, ex, true, extra, readOnly);
       return;
     }
+    if ((status < 200 || status > 299) && this.eraHeaders !== undefined && !init) return this.refused(call, res, ex);
     if (status < 200 || status > 299) throw await statusError(call, res, "POST", this.base.url, ex.label);
     if (init) this.captureSession(res);
     const type = mediaType(res);
@@ -260,16 +295,26 @@ export class StreamableHttpClientTransport implements Transport {
     );
   }
 
+  /** A stateless-era request answered 4xx: its JSON-RPC error settles it, else the HTTP error. */
+  private async refused(call: HttpCall, res: http.IncomingMessage, ex: Exchange): Promise<void> {
+    const answer = await refusalReply(call, res, "POST", this.base.url, ex.label);
+    if ("error" in answer) throw answer.error;
+    // An error without an id (allowed when the server could not read one) answers this POST.
+    const id = answer.reply.id ?? (ex.ids.size === 1 ? ex.ids.values().next().value : undefined);
+    this.streams.deliver({ ...answer.reply, id });
+    if (!ex.done) throw new BridgeError("HTTP_ERROR", `reply to ${ex.label} (${res.statusCode}) was an error for another request`, { details: { status: res.statusCode } });
+  }
+
   /** POSTs a notification or a response: any 2xx will do, the body is ignored. */
-  private async postOther(body: string, what: string, retried: boolean): Promise<void> {
+  private async postOther(body: string, what: string, retried: boolean, extra?: Record<string, string>): Promise<void> {
     const sessionAtSend = this.session;
-    const call = this.call("POST", this.postHeaders(false), body, this.base.timeoutMs);
+    const call = this.call("POST", this.postHeaders(false, extra), body, this.base.timeoutMs);
     const res = await call.response;
     const status = res.statusCode ?? 0;
     if (status === 404 && sessionAtSend !== undefined) {
       await drain(call, res);
       await this.sessionExpired(sessionAtSend, retried, `"${what}"`);
-      return this.postOther(body, what, true);
+      return this.postOther(body, what, true, extra);
     }
     if (status < 200 || status > 299) throw await statusError(call, res, "POST", this.base.url, `"${what}"`);
     await drain(call, res);
@@ -340,46 +385,6 @@ export class StreamableHttpClientTransport implements Transport {
       this.onerror?.(err instanceof Error ? err : new Error(errorMessage(err)));
     }
   }
-}
-
-/** What both HTTP client transports resolve from their options at construction. */
-export interface HttpClientBasics {
-  readonly url: URL;
-  /** The URL as shown in messages and logs (no credentials). */
-  readonly target: string;
-  /** The configured headers, checked and with lower-case names. */
-  readonly configured: Record<string, string>;
-  readonly timeoutMs: number;
-  readonly maxBody: number;
-  /** `onLog`, each line prefixed with the target; a no-op without it. */
-  readonly log: (msg: string) => void;
-  readonly agent: http.Agent;
-  /** True when the agent was made here, so the transport destroys it on close. */
-  readonly ownAgent: boolean;
-  /** The bearer tokens of the `auth` option, if given. */
-  readonly auth: BearerAuth | undefined;
-}
-
-/**
- * Checks the URL and headers (throwing as a constructor should) and fills the defaults.
- * `label` names the transport in those errors, e.g. `"SSE transport"`.
- */
-export function clientBasics(options: StreamableHttpClientTransportOptions, label: string): HttpClientBasics {
-  const url = httpUrl(options.url, label);
-  const target = displayUrl(url);
-  const configured = normalizeHeaders(options.headers, `${label} for ${target}`);
-  const onLog = options.onLog;
-  return {
-    url,
-    target,
-    configured,
-    timeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxBody: options.maxBodyBytes ?? DEFAULT_MAX_LINE_BYTES,
-    log: onLog ? (m) => onLog(`${target}: ${m}`) : () => undefined,
-    agent: options.agent ?? keepAliveAgent(url),
-    ownAgent: options.agent === undefined,
-    auth: bearerAuth(options.auth),
-  };
 }
 
 /** Ids of the requests in a message or batch (a request has both `method` and `id`). */

@@ -3,4 +3,4 @@
  * that jsonrpc/ imports nothing from transport/ (docs/decisions.md 89). This re-export
  * keeps the old import path working.
  */
-export type { AuthInfo, Transport, TransportSendOptions } from "../jsonrpc/transport.ts";
+export type { AuthInfo, MessageHeaders, Transport, TransportSendOptions } from "../jsonrpc/transport.ts";

@@ -98,7 +98,7 @@ test("a missing scope is 403 insufficient_scope, and the client steps up to it",
 
 test("a session belongs to its subject: another subject's token on it is 403", async () => {
   await serve([]);
-  const client = new McpClient();
+  const client = new McpClient({ era: "legacy" }); // sessions are the handshake era's
   try {
     const transport = new StreamableHttpClientTransport({ url, auth: provider(), openGetStream: false });
     await client.connect(transport);

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assertServerStopped, echoCommand, fixtureCommand, run } from "./helpers.ts";
+import { resourceNotFoundCode } from "../helpers/era.ts";
 
 /** A stdio "server" that writes two stderr lines and never answers. */
 const stuck = [process.execPath, "-e", "console.error('loading model'); console.error('still loading'); setInterval(() => {}, 1000)"];
@@ -108,13 +109,15 @@ test("--verbose: a timeout then does not repeat the stderr lines already shown",
 });
 
 test("a JSON-RPC error from the server exits 5 and shows its code; --json adds rpcCode and data", async () => {
+  // The CLI speaks the server's newest era; the dual-era echo fixture's is the stateless one,
+  // where "resource not found" is -32602 with data.uri (it was -32002).
   const r = await run(["read", "echo://missing", "--", ...echoCommand]);
   assert.equal(r.code, 5);
-  assert.match(r.err, /^mcp-bridge: server "node" \(pid \d+\): Resource not found: echo:\/\/missing \[JSON-RPC -32002\]$/);
+  assert.match(r.err, /^mcp-bridge: server "node" \(pid \d+\): Resource not found: echo:\/\/missing \[JSON-RPC -32602\]$/);
   const json = await run(["read", "--json", "echo://missing", "--", ...echoCommand]);
   assert.equal(json.code, 5);
   const { error } = JSON.parse(json.err) as { error: Record<string, unknown> };
-  assert.deepEqual([error.kind, error.code, error.rpcCode, error.data], ["protocol", "RPC_ERROR", -32002, { uri: "echo://missing" }]);
+  assert.deepEqual([error.kind, error.code, error.rpcCode, error.data], ["protocol", "RPC_ERROR", resourceNotFoundCode("modern"), { uri: "echo://missing" }]);
 });
 
 test("a server that breaks the protocol (a version nobody speaks) exits 5", async () => {

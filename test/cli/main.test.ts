@@ -9,6 +9,7 @@ import { table } from "../../src/cli/format.ts";
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { ROOT, alive, fixture } from "../e2e/helpers.ts";
 import { echoCommand, run } from "./helpers.ts";
+import { MODERN_PROTOCOL_VERSIONS } from "../../src/mcp/versions.ts";
 
 test("parseArgs splits flags, positionals and the server command; unknown flags are errors", () => {
   const a = parseArgs(["call", "--json", "echo", "{}", "--env", "A=1", "--env=B=2", "--", "node", "--json", "x"], {
@@ -31,7 +32,8 @@ test("inspect --json prints server info, tools, resources and prompts", async ()
   assert.equal(r.code, 0, r.err);
   const info = JSON.parse(r.out) as { serverInfo: { name: string }; protocolVersion: string; tools: Array<{ name: string }>; resources: unknown[]; prompts: unknown[] };
   assert.equal(info.serverInfo.name, "echo");
-  assert.equal(info.protocolVersion, "2025-11-25");
+  // The echo fixture is dual-era: the CLI speaks its newest, the stateless era.
+  assert.equal(info.protocolVersion, MODERN_PROTOCOL_VERSIONS[0]);
   assert.ok(info.tools.some((t) => t.name === "echo"));
   assert.ok(info.resources.length > 0);
   assert.ok(info.prompts.length > 0);
@@ -89,7 +91,7 @@ test("demo runs as a real process, prints servers and tools, and exits 0", () =>
     timeout: 60_000,
   });
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /echo\s+stdio\s+ready\s+2025-11-25/);
+  assert.match(r.stdout, new RegExp(`echo\\s+stdio\\s+ready\\s+${MODERN_PROTOCOL_VERSIONS[0]}`));
   assert.match(r.stdout, /broken\s+stdio\s+failed/);
   assert.match(r.stdout, /-> hello from mcp-bridge/);
   const pids = /pids ([\d, ]+)\)/.exec(r.stdout)![1]!.split(", ").map(Number);

@@ -12,6 +12,8 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join, relative, sep } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { reap, ROOT, waitGone } from "../e2e/helpers.ts";
+import { resourceNotFoundCode } from "../helpers/era.ts";
+import { MODERN_PROTOCOL_VERSIONS } from "../../src/mcp/versions.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-package-"));
 const stage = join(dir, "checkout");
@@ -133,7 +135,8 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
   test("demo runs its embedded servers with plain node, calls one, and stops them", async () => {
     const demo = run(bin, ["demo"], app);
     assert.equal(demo.status, 0, `${demo.stdout}\n${demo.stderr}`);
-    assert.match(demo.stdout, /echo\s+stdio\s+ready\s+2025-11-25/);
+    // The demo's servers are dual-era: the manager speaks their newest, the stateless era.
+    assert.match(demo.stdout, new RegExp(`echo\\s+stdio\\s+ready\\s+${MODERN_PROTOCOL_VERSIONS[0]}`));
     assert.match(demo.stdout, /many-tools\s+stdio\s+ready/);
     assert.match(demo.stdout, /-> hello from mcp-bridge/);
     const pids = /pids ([\d, ]+)\)/.exec(demo.stdout)![1]!.split(", ").map(Number);
@@ -157,7 +160,9 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
     const read = run(bin, ["read", "--json", "test://missing", "--", process.execPath, join(app, "bundled-server.js")], app);
     assert.equal(read.status, 5, read.stderr);
     const { error } = JSON.parse(read.stderr) as { error: { rpcCode: number; data: unknown } };
-    assert.deepEqual({ rpcCode: error.rpcCode, data: error.data }, { rpcCode: -32002, data: { uri: "test://missing" } });
+    // The CLI speaks the stateless era to this dual-era server, which sends "not found" as
+    // -32602 (a foreign error class would have been -32603).
+    assert.deepEqual({ rpcCode: error.rpcCode, data: error.data }, { rpcCode: resourceNotFoundCode("modern"), data: { uri: "test://missing" } });
     const pid = readPids()[before];
     assert.ok(pid !== undefined, "the server recorded its pid");
     assert.equal(await waitGone(pid), true, `server ${pid} outlived read`);

@@ -25,7 +25,8 @@ let sseUrl: string;
 const dir = mkdtempSync(join(tmpdir(), "acp-agent-test-"));
 
 before(async () => {
-  const forHttp = createEchoServer();
+  // Handshake era only: this test follows the HTTP session's life (the stateless era has none).
+  const forHttp = createEchoServer({ statelessVersions: [] });
   httpServer = new StreamableHttpServer({ onSession: (t) => forHttp.connect(t) });
   httpUrl = (await httpServer.listen(0)).url.href;
   const forSse = createEchoServer();

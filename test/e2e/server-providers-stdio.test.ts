@@ -9,6 +9,7 @@ import { alive, connectFixture, rawStdioChild, reap } from "./helpers.ts";
 
 test("handshake era: namespaced tools and prompts, the policy, the limit, and an elicitation", { timeout: 60_000 }, async () => {
   const { client, transport } = await connectFixture("composite.ts", [], {
+    era: "legacy",
     handlers: { elicitation: () => ({ action: "accept", content: { name: "Ada" } }) },
   });
   try {

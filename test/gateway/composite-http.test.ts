@@ -23,7 +23,7 @@ test("both eras over Streamable HTTP: namespaced names, the policy, the client a
   const server = new McpServer({ name: "gw", version: "1" }, { providers: [composite], middleware: [toolPolicy({ deny: ["*__drop"] })] });
   const http = new StreamableHttpServer({ onSession: (transport) => server.connect(transport) });
   const { url } = await http.listen(0);
-  const client = new McpClient({ clientInfo: { name: "sessionful", version: "1" } });
+  const client = new McpClient({ clientInfo: { name: "sessionful", version: "1" }, era: "legacy" });
   try {
     await client.connect(new StreamableHttpClientTransport({ url }));
     assert.deepEqual((await client.listTools()).map((t) => t.name), ["a__who", "b__who"]);

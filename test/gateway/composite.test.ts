@@ -38,7 +38,7 @@ function member(label: string): ServerProvider {
 async function clientOf(server: McpServer): Promise<McpClient> {
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
-  const client = new McpClient();
+  const client = new McpClient({ era: "legacy" });
   await client.connect(b);
   return client;
 }

@@ -60,3 +60,18 @@ test("an invalidation during a load wins: the stale result is returned but not s
   assert.equal(await cache.getOrLoad("k", async () => "new"), "new");
   assert.equal(cache.get("k"), "new");
 });
+
+test("a server's ttlMs hint shortens an entry's lifetime, never lengthens it; 0 changes nothing", async () => {
+  const c = clock();
+  const cache = new TtlCache<string, number>({ ttlMs: 100, now: c.now });
+  cache.set("short", 1, 10);
+  cache.set("long", 2, 10_000);
+  cache.set("zero", 3, 0);
+  await cache.getOrLoad("loaded", async () => 4, () => 20);
+  c.advance(10);
+  assert.deepEqual(["short", "long", "zero", "loaded"].map((k) => cache.has(k)), [false, true, true, true]);
+  c.advance(10);
+  assert.deepEqual(["long", "zero", "loaded"].map((k) => cache.has(k)), [true, true, false]);
+  c.advance(80);
+  assert.deepEqual(["long", "zero"].map((k) => cache.has(k)), [false, false]);
+});

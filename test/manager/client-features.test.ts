@@ -10,6 +10,7 @@ import type { ElicitRequestParams } from "../../src/mcp/types.ts";
 import { alive } from "../e2e/helpers.ts";
 import { fixtureConfig } from "../e2e/manager-helpers.ts";
 import { until } from "../helpers/wait.ts";
+import { isModernVersion } from "../../src/mcp/versions.ts";
 
 const AUTH = { mode: "url", elicitationId: "auth-1", url: "https://auth.example.com/connect?elicitation=auth-1", message: "Connect your Example account" };
 
@@ -68,10 +69,13 @@ test("roots and sampling reach the agent's handlers, named by server and redacte
           ["sampling", [{ role: "user", content: { type: "text", text: "key [REDACTED]" } }], "feat", true],
         ],
       );
-      // The roots change: the server is told, and reads the new ones.
+      // The roots change: the server reads the new ones. The handshake era tells it
+      // (roots/list_changed); the stateless one has no such notice, its server asks for the
+      // roots on every call (input_required).
       roots = [{ uri: "file:///work/other", name: "other" }];
       await manager.rootsChanged();
-      assert.deepEqual(await call(manager, "roots"), { roots, changes: 1 });
+      const told = isModernVersion(manager.status()[0]!.protocolVersion) ? 0 : 1;
+      assert.deepEqual(await call(manager, "roots"), { roots, changes: told });
       // No elicitation handler: the server may not elicit.
       assert.match(String((await call(manager, "elicit", { mode: "form" }) as { error: string }).error), /elicitation/);
     },

@@ -39,7 +39,7 @@ function toolProvider(name: string, answer: string) {
 async function clientOf(server: McpServer, name = "handshake-client"): Promise<McpClient> {
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
-  const client = new McpClient({ clientInfo: { name, version: "1" } });
+  const client = new McpClient({ clientInfo: { name, version: "1" }, era: "legacy" });
   await client.connect(b);
   return client;
 }

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
+import { resourceNotFoundCode } from "../helpers/era.ts";
 import ts from "typescript";
 import { McpClient } from "../../src/mcp/client.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
@@ -117,8 +118,9 @@ session.onclose = () => void server.close();
     const pid = transport.pid!;
     try {
       assert.equal(init.instructions, "same class: true");
-      // A foreign RpcError would be answered -32603 (internal error) instead.
-      await assert.rejects(client.readResource("test://missing"), { code: -32002, data: { uri: "test://missing" } });
+      // A foreign RpcError would be answered -32603 (internal error) instead; the era's own
+      // "not found" code otherwise (-32602 in the stateless era).
+      await assert.rejects(client.readResource("test://missing"), { code: resourceNotFoundCode(client.era), data: { uri: "test://missing" } });
       // The first call loads the per-file validator, which checks the arguments.
       assert.deepEqual(await client.callTool("add", { a: 2 }), { content: [{ type: "text", text: "2" }] });
       assert.equal((await client.callTool("add", { a: "two" })).isError, true);

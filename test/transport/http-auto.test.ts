@@ -58,7 +58,7 @@ describe("AutoHttpClientTransport", () => {
     });
     const t = auto(`${s.origin}/mcp`);
     assert.equal(t.selected, undefined);
-    const c = new McpClient();
+    const c = new McpClient({ era: "legacy" }); // the handshake era's transport choice
     await c.connect(t);
     assert.equal(t.selected, "streamable-http");
     assert.equal(t.sessionId, "x");
@@ -71,7 +71,7 @@ describe("AutoHttpClientTransport", () => {
     it(`falls back to legacy SSE on the same URL when the initialize POST gets ${status}, replaying the initialize`, async () => {
       const s = await serve(legacyOnly(status));
       const t = auto(`${s.origin}/mcp`, { authorization: "Bearer k" });
-      const c = new McpClient();
+      const c = new McpClient({ era: "legacy" }); // the handshake era's transport choice
       const init = await c.connect(t);
       assert.equal(t.selected, "sse");
       assert.equal(t.sessionId, undefined);

@@ -231,7 +231,7 @@ describe("StreamableHttpClientTransport with McpClient", () => {
   it("connects, negotiates, and sends the version header after initialize", async () => {
     const s = await serve(plainServer((m) => result(m.id, { tools: [{ name: "t", inputSchema: { type: "object" } }] })));
     const t = client(`${s.origin}/mcp`);
-    const c = new McpClient();
+    const c = new McpClient({ era: "legacy" }); // the handshake-era wire
     await c.connect(t);
     const tools = await c.listTools();
     assert.deepEqual(tools.map((x) => x.name), ["t"]);

@@ -90,7 +90,7 @@ describe("SseClientTransport", () => {
     const ls = legacyServer({ postStatus: 200 });
     const s = await serve(ls.handler);
     ls.origin = s.origin;
-    const c = new McpClient();
+    const c = new McpClient({ era: "legacy" }); // a scripted handshake-era server
     const init = await c.connect(client(`${s.origin}/sse`));
     assert.equal(init.protocolVersion, "2024-11-05");
     await c.close();

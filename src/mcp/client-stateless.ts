@@ -1,0 +1,345 @@
+/**
+ * The client side of the stateless era (MCP 2026-07-28), which McpClient loads only when it
+ * probes for that era or speaks it (docs/decisions.md 129):
+ * - `server/discover` first, read as "legacy" on any error that is not a modern one, or on a
+ *   timeout; the caller then sends `initialize` instead;
+ * - every request carries `_meta` (protocol version, client capabilities and info, log level)
+ *   and, on HTTP, the headers of SEP-2243 ({@link StatelessClient.headers});
+ * - -32022 is retried once with a version from `data.supported` that we speak;
+ * - `resultType: "input_required"` is answered through the client's handlers and the request
+ *   sent again (new id, `inputResponses`, `requestState` echoed verbatim), a bounded number
+ *   of rounds;
+ * - results lose the era's plumbing (`resultType`, the `serverInfo` `_meta` key, `ttlMs`,
+ *   `cacheScope`) so callers see one shape in both eras (docs/decisions.md 130).
+ */
+import { BridgeError, ErrorCode, errorMessage, RpcError } from "../jsonrpc/errors.ts";
+import type { JsonRpcParams } from "../jsonrpc/message.ts";
+import type { JsonRpcPeer } from "../jsonrpc/peer.ts";
+import type { RequestOptions } from "../jsonrpc/peer-types.ts";
+import type { MessageHeaders, Transport } from "../jsonrpc/transport.ts";
+import { isPlainObject } from "../util/object.ts";
+import { ListenStream } from "./client-listen.ts";
+import type { ResolvedClientOptions } from "./client-options.ts";
+import { EraMeta, type CacheHints } from "./era-meta.ts";
+import { encodeHeaderValue, mirroredParamHeaders, xMcpHeaderProblem } from "./param-headers.ts";
+import type { ClientCapabilities, Implementation, InitializeResult, LoggingLevel, ServerCapabilities, Tool } from "./types.ts";
+import { McpMethod } from "./types.ts";
+import { isSupportedVersion, MODERN_PROTOCOL_VERSIONS } from "./versions.ts";
+
+/** Input requests taken from one `input_required` result; each may become a question to the user. */
+const MAX_INPUT_REQUESTS = 16;
+
+/** Methods whose target is mirrored in `Mcp-Name`. */
+const NAMED: Readonly<Record<string, "name" | "uri">> = {
+  [McpMethod.ToolsCall]: "name",
+  [McpMethod.PromptsGet]: "name",
+  [McpMethod.ResourcesRead]: "uri",
+};
+
+/** Codes by which a server shows it is of the stateless era even while refusing a request. */
+const MODERN_REFUSALS: ReadonlySet<number> = new Set([
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion,
+]);
+
+/** Answers one input request with the client's handler for its method. */
+export type InputAnswerer = (method: string, params: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>;
+
+export interface StatelessClientOptions {
+  /** The stateless-era version offered first. */
+  version: string;
+  capabilities: ClientCapabilities;
+  clientInfo: Implementation;
+  maxInputRounds: number;
+  answer: InputAnswerer;
+  /** A tool left out of `tools/list` for invalid `x-mcp-header` annotations. */
+  onToolRejected: (name: string, reason: string) => void;
+  /** Lists the tools again (through {@link StatelessClient.keepTools}): their schemas give the `Mcp-Param-*` headers. */
+  relistTools: () => Promise<unknown>;
+}
+
+/** What McpClient brings to a stateless connection besides its options. */
+export interface StatelessHooks extends Pick<StatelessClientOptions, "capabilities" | "answer" | "onToolRejected" | "relistTools"> {
+  /** A listen stream that ended or was refused. */
+  onError: (err: Error) => void;
+}
+
+/**
+ * Probes `peer` for the stateless era (options `era`, `discoverTimeoutMs`, docs/decisions.md
+ * 129): the connection's pieces when the server speaks it, else `legacy` with the error
+ * that said so, if one did (and the transport back in the handshake era). `era: "modern"`
+ * turns the latter into `UNSUPPORTED_VERSION`. The listen stream is made, not opened.
+ */
+export async function connectStateless(
+  peer: JsonRpcPeer,
+  transport: Transport,
+  o: ResolvedClientOptions,
+  signal: AbortSignal | undefined,
+  hooks: StatelessHooks,
+): Promise<{ init: InitializeResult; client: StatelessClient; listen: ListenStream } | { legacy: Error | undefined }> {
+  const client = new StatelessClient(peer, { ...hooks, version: o.modernVersion, clientInfo: o.clientInfo, maxInputRounds: o.maxInputRounds });
+  if (o.logLevel !== undefined) client.setLogLevel(o.logLevel);
+  transport.setMessageHeaders?.(client.headers);
+  // Pinned to this era there is nothing to fall back to: the connect limit applies, not the probe's.
+  const init = await client.discover(o.era === "modern" ? o.connectTimeoutMs : o.discoverTimeoutMs, signal);
+  if (init === undefined) {
+    transport.setMessageHeaders?.(undefined);
+    if (o.era === "modern") {
+      const why = client.probeFailure === undefined ? "" : ` (server/discover: ${errorMessage(client.probeFailure)})`;
+      throw new BridgeError("UNSUPPORTED_VERSION", `connect: the server does not speak the stateless era (2026-07-28), and era "modern" was asked for${why}`, { cause: client.probeFailure });
+    }
+    return { legacy: client.probeFailure };
+  }
+  const listen = new ListenStream(client, init.capabilities, {
+    ackTimeoutMs: Math.min(o.connectTimeoutMs, o.requestTimeoutMs ?? 60_000),
+    onEnded: (err) => {
+      if (err !== undefined) hooks.onError(err);
+    },
+  });
+  return { init, client, listen };
+}
+
+export class StatelessClient {
+  private readonly peer: JsonRpcPeer;
+  private readonly o: StatelessClientOptions;
+  private versionInUse: string;
+  private meta: Record<string, unknown>;
+  private level: LoggingLevel | undefined;
+  /** Input schemas of the tools last listed, for their `Mcp-Param-*` headers. */
+  private readonly schemas = new Map<string, unknown>();
+  private readonly hints = new Map<string, CacheHints>();
+  /** Why the last probe read the server as one of the handshake era, when an error said so. */
+  probeFailure: Error | undefined;
+
+  constructor(peer: JsonRpcPeer, options: StatelessClientOptions) {
+    this.peer = peer;
+    this.o = options;
+    this.versionInUse = options.version;
+    this.meta = this.buildMeta();
+  }
+
+  /** The version every request declares. */
+  get version(): string {
+    return this.versionInUse;
+  }
+
+  /** The log level sent in `_meta` from now on (the era has no `logging/setLevel`). */
+  setLogLevel(level: LoggingLevel): void {
+    this.level = level;
+    this.meta = this.buildMeta();
+  }
+
+  /** The cache hints of the last result of `method` (a list, `resources/read`), if it had any. */
+  cacheHints(method: string): CacheHints | undefined {
+    return this.hints.get(method);
+  }
+
+  /** The SEP-2243 headers of one outgoing message (HTTP transports call it per POST). */
+  readonly headers: MessageHeaders = ({ method, params }) => {
+    const h: Record<string, string> = { "mcp-protocol-version": this.versionInUse, "mcp-method": method };
+    const field = NAMED[method];
+    const p = isPlainObject(params) ? params : undefined;
+    const target = field === undefined ? undefined : p?.[field];
+    if (typeof target === "string") h["mcp-name"] = encodeHeaderValue(target);
+    if (method === McpMethod.ToolsCall && typeof target === "string" && this.schemas.has(target)) {
+      Object.assign(h, mirroredParamHeaders(this.schemas.get(target), p?.arguments));
+    }
+    return h;
+  };
+
+  /**
+   * Probes with `server/discover`: what the server declared, as an `InitializeResult`, or
+   * `undefined` for a handshake-era server (any error that is not a modern one, a timeout).
+   * Throws `AuthError`, `CLOSED`-like failures, a modern refusal, `UNSUPPORTED_VERSION` (no
+   * version in common) and `INVALID_RESULT` (an answer that is no discover result).
+   */
+  async discover(timeoutMs: number, signal: AbortSignal | undefined): Promise<InitializeResult | undefined> {
+    let raw: unknown;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        raw = await this.peer.request(McpMethod.ServerDiscover, this.withMeta(undefined), { timeoutMs, signal });
+        break;
+      } catch (err) {
+        if (signal?.aborted || !(err instanceof Error) || isFatal(err)) throw err;
+        this.probeFailure = err;
+        if (!(err instanceof RpcError)) return undefined;
+        if (err.code === ErrorCode.UnsupportedProtocolVersion) {
+          const next = pickVersion(err.data);
+          if (next !== undefined && attempt === 0) {
+            this.useVersion(next);
+            continue;
+          }
+          // Handshake-era versions listed, or none at all (a dual-era server speaking no
+          // stateless version): initialize will tell.
+          if (listsHandshakeVersion(err.data) || supportedOf(err.data).length === 0) return undefined;
+          throw new BridgeError("UNSUPPORTED_VERSION", `server/discover: the server speaks none of our versions (${err.message})`, { cause: err, details: { supported: supportedOf(err.data) } });
+        }
+        if (MODERN_REFUSALS.has(err.code)) throw err;
+        return undefined;
+      }
+    }
+    return this.discovered(raw);
+  }
+
+  private discovered(raw: unknown): InitializeResult | undefined {
+    if (!isPlainObject(raw) || !Array.isArray(raw.supportedVersions) || !isPlainObject(raw.capabilities)) {
+      throw new BridgeError("INVALID_RESULT", "server/discover: the result lacks supportedVersions or capabilities");
+    }
+    const listed: unknown[] = raw.supportedVersions;
+    const ours: string[] = MODERN_PROTOCOL_VERSIONS.filter((v) => listed.includes(v));
+    if (ours.length === 0) {
+      if (listsHandshakeVersion({ supported: raw.supportedVersions })) return undefined;
+      throw new BridgeError("UNSUPPORTED_VERSION", `server/discover: the server speaks ${JSON.stringify(raw.supportedVersions)}, none of which this client speaks`, {
+        details: { supported: raw.supportedVersions },
+      });
+    }
+    if (!ours.includes(this.versionInUse)) this.useVersion(ours[0]!);
+    const meta = isPlainObject(raw._meta) ? raw._meta : {};
+    const info = meta[EraMeta.ServerInfo] ?? raw.serverInfo;
+    const serverInfo = isPlainObject(info) && typeof info.name === "string" ? (info as unknown as Implementation) : { name: "unknown", version: "unknown" };
+    const result: InitializeResult = { protocolVersion: this.versionInUse, capabilities: raw.capabilities as ServerCapabilities, serverInfo };
+    if (typeof raw.instructions === "string") result.instructions = raw.instructions;
+    return result;
+  }
+
+  /**
+   * A request of the era: `_meta` added, -32022 retried once, input rounds answered. Resolves
+   * with the final result stripped of the era's plumbing.
+   */
+  async request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<Record<string, unknown>> {
+    let extra: Record<string, unknown> = {};
+    let retriedVersion = false;
+    let relisted = false;
+    for (let round = 0; ; ) {
+      let raw: unknown;
+      try {
+        raw = await this.peer.request(method, this.withMeta({ ...params, ...extra }), options);
+      } catch (err) {
+        if (!(err instanceof RpcError)) throw err;
+        const next = !retriedVersion && err.code === ErrorCode.UnsupportedProtocolVersion ? pickVersion(err.data) : undefined;
+        if (next !== undefined) {
+          retriedVersion = true;
+          this.useVersion(next);
+          continue;
+        }
+        // SEP-2243: a header mismatch on a call means the tool's schema (its x-mcp-header
+        // annotations) is unknown or stale: list the tools again, then retry once.
+        if (err.code !== ErrorCode.HeaderMismatch || method !== McpMethod.ToolsCall || relisted) throw err;
+        relisted = true;
+        await this.o.relistTools();
+        continue;
+      }
+      if (!isPlainObject(raw)) throw new BridgeError("INVALID_RESULT", `${method}: the result is not an object`);
+      const type = raw.resultType;
+      if (type === undefined || type === "complete") return this.plain(method, raw);
+      if (type !== "input_required") throw new BridgeError("INVALID_RESULT", `${method}: unknown resultType ${JSON.stringify(type)}`, { details: { resultType: type } });
+      if (++round > this.o.maxInputRounds) {
+        throw new BridgeError("LIMIT_EXCEEDED", `${method}: the server still asks for input after ${this.o.maxInputRounds} rounds; giving up (raise maxInputRounds if it is legitimate)`, {
+          details: { method, maxInputRounds: this.o.maxInputRounds },
+        });
+      }
+      extra = await this.answerInputs(method, raw, options.signal);
+    }
+  }
+
+  /**
+   * The tools whose `x-mcp-header` annotations are valid (the others go, with a warning, as
+   * SEP-2243 asks); their schemas are kept for the `Mcp-Param-*` headers of later calls.
+   */
+  keepTools(tools: Tool[]): Tool[] {
+    this.schemas.clear();
+    const kept: Tool[] = [];
+    for (const tool of tools) {
+      const why = xMcpHeaderProblem(tool.inputSchema);
+      if (why !== undefined) {
+        this.o.onToolRejected(tool.name, why);
+        continue;
+      }
+      this.schemas.set(tool.name, tool.inputSchema);
+      kept.push(tool);
+    }
+    return kept.length === tools.length ? tools : kept;
+  }
+
+  /** The next round's `inputResponses` and `requestState` (docs/decisions.md 134). */
+  private async answerInputs(method: string, raw: Record<string, unknown>, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+    const { inputRequests, requestState } = raw;
+    if (inputRequests === undefined && requestState === undefined) {
+      throw new BridgeError("INVALID_RESULT", `${method}: an input_required result needs inputRequests or requestState, and has neither`);
+    }
+    if (requestState !== undefined && typeof requestState !== "string") throw new BridgeError("INVALID_RESULT", `${method}: requestState must be a string`);
+    if (inputRequests !== undefined && !isPlainObject(inputRequests)) throw new BridgeError("INVALID_RESULT", `${method}: inputRequests must be an object`);
+    const keys = Object.keys(inputRequests ?? {});
+    if (keys.length > MAX_INPUT_REQUESTS) {
+      throw new BridgeError("LIMIT_EXCEEDED", `${method}: the server asks ${keys.length} inputs at once (at most ${MAX_INPUT_REQUESTS})`, { details: { method, inputRequests: keys.length } });
+    }
+    const out: Record<string, unknown> = {};
+    if (inputRequests !== undefined) {
+      const responses: Record<string, unknown> = {};
+      for (const key of keys) {
+        const req = inputRequests[key];
+        if (!isPlainObject(req) || typeof req.method !== "string" || (req.params !== undefined && !isPlainObject(req.params))) {
+          throw new BridgeError("INVALID_RESULT", `${method}: inputRequests[${JSON.stringify(key)}] is not a request ({method, params})`);
+        }
+        responses[key] = await this.o.answer(req.method, (req.params as Record<string, unknown> | undefined) ?? {}, signal ?? new AbortController().signal);
+      }
+      out.inputResponses = responses;
+    }
+    if (requestState !== undefined) out.requestState = requestState;
+    return out;
+  }
+
+  /** The result as callers of either era see it; the cache hints are kept aside. */
+  private plain(method: string, raw: Record<string, unknown>): Record<string, unknown> {
+    const { resultType: _type, ttlMs, cacheScope, ...rest } = raw;
+    if (typeof ttlMs === "number" && (cacheScope === "public" || cacheScope === "private")) this.hints.set(method, { ttlMs, cacheScope });
+    if (isPlainObject(rest._meta) && Object.hasOwn(rest._meta, EraMeta.ServerInfo)) {
+      const { [EraMeta.ServerInfo]: _info, ...meta } = rest._meta;
+      if (Object.keys(meta).length === 0) delete rest._meta;
+      else rest._meta = meta;
+    }
+    return rest;
+  }
+
+  private withMeta(params: Record<string, unknown> | undefined): JsonRpcParams {
+    if (params === undefined) return { _meta: this.meta };
+    return { ...params, _meta: isPlainObject(params._meta) ? { ...params._meta, ...this.meta } : this.meta };
+  }
+
+  private useVersion(version: string): void {
+    this.versionInUse = version;
+    this.meta = this.buildMeta();
+  }
+
+  private buildMeta(): Record<string, unknown> {
+    const meta: Record<string, unknown> = {
+      [EraMeta.ProtocolVersion]: this.versionInUse,
+      [EraMeta.ClientCapabilities]: this.o.capabilities,
+      [EraMeta.ClientInfo]: this.o.clientInfo,
+    };
+    if (this.level !== undefined) meta[EraMeta.LogLevel] = this.level;
+    return meta;
+  }
+}
+
+/** Failures that say nothing about the era: they end the connect as they are. */
+function isFatal(err: Error): boolean {
+  // AUTH_FAILED: AuthError and OAuthError; authorization never triggers a fallback.
+  return err instanceof BridgeError && ["CLOSED", "PROCESS_EXITED", "SPAWN_FAILED", "CANCELLED", "AUTH_FAILED"].includes(err.code);
+}
+
+function supportedOf(data: unknown): unknown[] {
+  const listed = isPlainObject(data) ? data.supported : undefined;
+  return Array.isArray(listed) ? listed : [];
+}
+
+/** Our newest stateless-era version among those a -32022 lists. */
+function pickVersion(data: unknown): string | undefined {
+  const listed = supportedOf(data);
+  return MODERN_PROTOCOL_VERSIONS.find((v) => listed.includes(v));
+}
+
+function listsHandshakeVersion(data: unknown): boolean {
+  return supportedOf(data).some(isSupportedVersion);
+}

@@ -41,7 +41,15 @@ import {
 } from "./bench/startup.ts";
 import { ChildLedger } from "./bench/children.ts";
 import { pinningAvailable } from "./bench/cpu.ts";
-import { buildHttpFigures, httpPlan, httpSection, type HttpSideResult } from "./bench/http.ts";
+import {
+  buildHttpFigures,
+  buildHttpStatelessFigures,
+  httpPlan,
+  httpSection,
+  httpStatelessSection,
+  type HttpSideResult,
+  type HttpStatelessSideResult,
+} from "./bench/http.ts";
 import { buildManagerFigures, FLEET, managerPlan, managerSection, type ManagerResult } from "./bench/manager.ts";
 import { cpuProfFlags, MANY_TOOLS, PROFILE_SECTIONS, profileMode, type ProfileSection, type StartupSetup as Startup } from "./bench/profile-mode.ts";
 import { buildFigures, formatFigures, type Figure } from "./bench/report.ts";
@@ -94,6 +102,7 @@ export interface BenchReport {
   importFull: ImportTimeResult;
   /** Section 8: Streamable HTTP, per side. */
   http: { raw: HttpSideResult; ours: HttpSideResult };
+  httpStateless: { raw: HttpStatelessSideResult; ours: HttpStatelessSideResult };
   /** Section 9: McpManager (ours runner only). */
   manager: ManagerResult;
   /** Section 10: the JSON Schema validator on the adversarial corpus and on ordinary schemas. */
@@ -279,9 +288,14 @@ async function measure(opts: Options, root: string, work: string, startup: Start
   };
   const config = (mode: Mode): RunnerConfig => runnerConfig(mode, work, startup);
   progress("8. tools/call over Streamable HTTP, sequential and 64 in flight");
-  const http = await fresh([pinned("raw"), pinned("ours")], async (s) => {
+  const { http, httpStateless } = await fresh([pinned("raw"), pinned("ours")], async (s) => {
     const bySide = await httpSection(s, httpPlan(opts.quick, plan), forks);
-    return { raw: bySide.get(s[0]!)!, ours: bySide.get(s[1]!)! };
+    progress("8d-e. tools/call over Streamable HTTP in the stateless era (2026-07-28), sequential and 64 in flight");
+    const era = await httpStatelessSection(s, httpPlan(opts.quick, plan), forks);
+    return {
+      http: { raw: bySide.get(s[0]!)!, ours: bySide.get(s[1]!)! },
+      httpStateless: { raw: era.get(s[0]!)!, ours: era.get(s[1]!)! },
+    };
   });
   progress(`9. McpManager: connect 1 and ${FLEET} servers; plain, bridged and untrusted calls`);
   const manager = await fresh([config("ours"), { ...config("ours"), ...pin }], (s) => managerSection(s[0]!, s[1]!, managerPlan(opts.quick)));
@@ -306,6 +320,7 @@ async function measure(opts: Options, root: string, work: string, startup: Start
       ...buildStartupFigures(startupResult),
       ...buildFigures(rawResult, oursResult, importTime, importFull),
       ...buildHttpFigures(http.raw, http.ours),
+      ...buildHttpStatelessFigures(httpStateless.raw, httpStateless.ours),
       ...buildManagerFigures(manager),
     ],
     startup: startupResult,
@@ -314,6 +329,7 @@ async function measure(opts: Options, root: string, work: string, startup: Start
     importTime,
     importFull,
     http,
+    httpStateless,
     manager,
     schema,
     children: { started: children.started, leftover },

@@ -49,6 +49,10 @@ async function loadConnect(mode: RunnerConfig["mode"], via: Via): Promise<Connec
     if (mode === "raw") return (await import("./raw-http-client.ts")).connectRawHttp;
     return (await import("./ours-http-client.ts")).connectOursHttp;
   }
+  if (via === "http-stateless") {
+    if (mode === "raw") return (await import("./raw-http-client.ts")).connectRawHttpStateless;
+    return (await import("./ours-http-client.ts")).connectOursHttpStateless;
+  }
   if (mode === "raw") return (await import("./raw-client.ts")).connectRaw;
   return (await import("./ours-client.ts")).connectOurs;
 }
@@ -57,7 +61,7 @@ class Runner {
   private readonly pids: number[] = [];
   private steady: Promise<BenchClient> | undefined;
   private many: Promise<BenchClient> | undefined;
-  private http: Promise<BenchClient> | undefined;
+  private readonly http = new Map<Via, Promise<BenchClient>>();
   private manager: ManagerBench | undefined;
   private baseTools: number | undefined;
   private readonly payloads = new Map<number, string>();
@@ -130,8 +134,9 @@ class Runner {
   }
 
   async closeAll(): Promise<void> {
-    const open = [this.steady, this.many, this.http];
-    this.steady = this.many = this.http = undefined;
+    const open = [this.steady, this.many, ...this.http.values()];
+    this.steady = this.many = undefined;
+    this.http.clear();
     const manager = this.manager;
     this.manager = undefined;
     await manager?.close().catch(() => undefined);
@@ -154,11 +159,15 @@ class Runner {
     if (pin && !pinToCpu(pid, pin.server)) process.stderr.write(`client-runner: could not pin server ${pid} to CPU ${pin.server}\n`);
   }
 
-  /** The client of the call sections: the steady stdio one, or one over Streamable HTTP. */
+  /** The client of the call sections: the steady stdio one, or one over Streamable HTTP (either era). */
   private callClient(via: Via): Promise<BenchClient> {
     if (via === "stdio") return this.steadyClient();
-    this.http ??= loadConnect(this.config.mode, "http").then((connect) => this.connect(this.config.httpServer, connect));
-    return this.http;
+    let client = this.http.get(via);
+    if (client === undefined) {
+      client = loadConnect(this.config.mode, via).then((connect) => this.connect(this.config.httpServer, connect));
+      this.http.set(via, client);
+    }
+    return client;
   }
 
   /** The manager section (ours only): its module is loaded on first use. */

@@ -26,7 +26,13 @@ export const HTTP_SECTIONS = {
   sequential: "8a. Streamable HTTP: sequential tools/call echo (raw = node:http keep-alive pair, one POST per call)",
   inFlight: "8b. Streamable HTTP: tools/call echo, 64 in flight",
   agent: "8c. Streamable HTTP: our client's keep-alive agent, after the 64-in-flight warm-up -> at the end of section 8 (info)",
+  statelessSequential:
+    "8d. Streamable HTTP, stateless era (2026-07-28): sequential tools/call echo, no session, per-request _meta and headers (raw = the node:http pair sending the same)",
+  statelessInFlight: "8e. Streamable HTTP, stateless era (2026-07-28): tools/call echo, 64 in flight",
 } as const;
+
+/** What the stateless-era part of section 8 measured for one side. */
+export type HttpStatelessSideResult = Pick<HttpSideResult, "mode" | "sequential" | "inFlight">;
 
 /** The call budgets of section 8: a longer warm-up than sections 2-3, shorter rounds. */
 export function httpPlan(quick: boolean, base: Plan): Plan {
@@ -70,16 +76,35 @@ export async function httpSection(sides: Sides, plan: Plan, forks?: ForkRunners)
   return out;
 }
 
-/** The figures of section 8, in print order. */
-export function buildHttpFigures(raw: HttpSideResult, ours: HttpSideResult): Figure[] {
+/**
+ * Sections 8d and 8e: the same calls in the stateless era (2026-07-28), a self-contained POST
+ * each. Run by the runners of section 8, after it.
+ */
+export async function httpStatelessSection(sides: Sides, plan: Plan, forks?: ForkRunners): Promise<Map<RunnerProcess, HttpStatelessSideResult>> {
+  const calls = await callSection(sides, plan, "http-stateless", undefined, forks);
+  return new Map(sides.map((side) => [side, { mode: side.config.mode, ...calls.get(side)! }]));
+}
+
+/** The figures of sections 8d and 8e: throughput (with its target), latency and CPU per call. */
+export function buildHttpStatelessFigures(raw: HttpStatelessSideResult, ours: HttpStatelessSideResult): Figure[] {
+  return callFigures(raw, ours, "http.stateless", [
+    ["sequential", HTTP_SECTIONS.statelessSequential, 0.85],
+    ["inFlight", HTTP_SECTIONS.statelessInFlight, 0.8],
+  ]);
+}
+
+/** Throughput, latency and CPU figures of a call section pair, `key` by `key`. */
+function callFigures(
+  raw: HttpStatelessSideResult,
+  ours: HttpStatelessSideResult,
+  prefix: string,
+  parts: readonly (readonly ["sequential" | "inFlight", string, number | undefined])[],
+): Figure[] {
   const figs: Figure[] = [];
-  for (const [key, section, minRatio] of [
-    ["sequential", HTTP_SECTIONS.sequential, 0.85],
-    ["inFlight", HTTP_SECTIONS.inFlight, undefined],
-  ] as const) {
+  for (const [key, section, minRatio] of parts) {
     const r = raw[key];
     const o = ours[key];
-    const id = (name: string): string => `http.${key}.${name}`;
+    const id = (name: string): string => `${prefix}.${key}.${name}`;
     figs.push(
       compare(
         { id: id("callsPerSec"), section, label: "throughput", unit: "calls/s", better: "higher", raw: r.callsPerSec, ours: o.callsPerSec },
@@ -94,6 +119,15 @@ export function buildHttpFigures(raw: HttpSideResult, ours: HttpSideResult): Fig
       figs.push(compare({ id: id("serverCpuUs"), section, label: "server CPU per call (from /proc)", unit: "us", better: "lower", raw: r.serverCpuUsPerCall, ours: o.serverCpuUsPerCall }));
     }
   }
+  return figs;
+}
+
+/** The figures of section 8, in print order. */
+export function buildHttpFigures(raw: HttpSideResult, ours: HttpSideResult): Figure[] {
+  const figs = callFigures(raw, ours, "http", [
+    ["sequential", HTTP_SECTIONS.sequential, 0.85],
+    ["inFlight", HTTP_SECTIONS.inFlight, undefined],
+  ]);
   const show = (side: HttpSideResult): string => {
     const { afterWarmup: a, atEnd: e } = side.agent;
     return `${a.sockets} sockets / ${a.listeners} listeners -> ${e.sockets} / ${e.listeners}`;

@@ -10,13 +10,23 @@ import { StreamableHttpClientTransport } from "../../src/transport/http-client.t
 import { probeAgent, startHttpServer } from "./http-child.ts";
 import type { BenchClient, ServerCommand } from "./types.ts";
 
-/** Starts `server` (an HTTP server command) and completes the handshake. */
-export async function connectOursHttp(server: ServerCommand): Promise<BenchClient> {
+/** Starts `server` (an HTTP server command) and completes the handshake (the 2025 era). */
+export function connectOursHttp(server: ServerCommand): Promise<BenchClient> {
+  return connectOursHttpEra(server, "legacy");
+}
+
+/**
+ * The stateless era (2026-07-28) against the same server: McpClient pinned to `era: "modern"`,
+ * so every call is one self-contained POST with the era's `_meta` and headers, no session.
+ */
+export function connectOursHttpStateless(server: ServerCommand): Promise<BenchClient> {
+  return connectOursHttpEra(server, "modern");
+}
+
+async function connectOursHttpEra(server: ServerCommand, era: "legacy" | "modern"): Promise<BenchClient> {
   const child = await startHttpServer(server);
   const agent = new http.Agent({ keepAlive: true });
-  // The 2025 figures: pinned to the handshake era, so they stay comparable with earlier runs
-  // (auto would speak the stateless era to our dual-era servers; docs/decisions.md 129).
-  const client = new McpClient({ clientInfo: { name: "bench", version: "1.0.0" }, era: "legacy" });
+  const client = new McpClient({ clientInfo: { name: "bench", version: "1.0.0" }, era });
   const close = async (): Promise<void> => {
     await client.close().catch(() => undefined);
     agent.destroy();

@@ -34,6 +34,11 @@ class RawHttpClient {
     if (sessionId !== undefined) this.headers["mcp-session-id"] = sessionId;
   }
 
+  /** Headers every later POST carries too. */
+  addHeaders(headers: http.OutgoingHttpHeaders): void {
+    this.headers = { ...this.headers, ...headers };
+  }
+
   /**
    * POSTs one message; resolves with the parsed reply (undefined for a 202) and, when
    * `readSession` is set (initialize), the reply's `Mcp-Session-Id`.
@@ -83,6 +88,38 @@ class RawHttpClient {
     if (reply.error) throw new Error(reply.error.message ?? "error response");
     return { result: reply.result, sessionId };
   }
+}
+
+/** The `_meta` every stateless-era (2026-07-28) request carries, as McpClient sends it. */
+const ERA_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
+};
+
+/**
+ * Starts `server` and speaks the stateless era to it: no handshake, and every tools/call
+ * carries the era's headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) and `_meta`.
+ */
+export async function connectRawHttpStateless(server: ServerCommand): Promise<BenchClient> {
+  const child: HttpServerChild = await startHttpServer(server);
+  const client = new RawHttpClient(child.url);
+  client.enterSession(undefined, "2026-07-28");
+  // The benchmark only calls echo, so the per-call headers are the same on every POST.
+  client.addHeaders({ "mcp-method": "tools/call", "mcp-name": "echo" });
+  return {
+    pid: child.pid,
+    listTools: () => Promise.reject(new Error("the raw HTTP pair has no tools/list")),
+    echo: async (text) => {
+      const result = (await client.request("tools/call", { name: "echo", arguments: { text }, _meta: ERA_META })) as { content: { text?: string }[] };
+      return result.content[0]?.text ?? "";
+    },
+    close: async () => {
+      client.agent.destroy();
+      await child.close();
+    },
+    probe: () => probeAgent(client.agent),
+  };
 }
 
 /** Starts `server` (an HTTP server command) and completes the handshake. */

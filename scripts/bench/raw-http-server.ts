@@ -4,7 +4,8 @@
  * JSON response (200, application/json), a notification with 202. The reply to `initialize`
  * carries an `Mcp-Session-Id`, as the protocol has every stateful server send, so that both
  * pairs exchange the same headers (see raw-http-client.ts). No session state, no header checks,
- * no SSE: what any node:http JSON endpoint pays anyway.
+ * no SSE: what any node:http JSON endpoint pays anyway. A request of the stateless era
+ * (2026-07-28, `_meta` protocolVersion) needs no session and gets the era's result fields.
  *
  *   node raw-http-server.js      prints {"url": "http://127.0.0.1:PORT/mcp"}, exits on stdin EOF
  */
@@ -15,8 +16,16 @@ import type { AddressInfo } from "node:net";
 interface Message {
   id?: number | string;
   method?: string;
-  params?: { protocolVersion?: string; name?: string; arguments?: { text?: unknown } };
+  params?: { protocolVersion?: string; name?: string; arguments?: { text?: unknown }; _meta?: Record<string, unknown> };
 }
+
+/** The stateless era (2026-07-28): a request names its version in `_meta`. */
+const ERA_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+/**
+ * What a 2026-07-28 result carries besides its fields, as the echo fixture's McpServer sends
+ * it (the same serverInfo, so both sides send the same bytes).
+ */
+const ERA_RESULT_FIELDS = { resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": { name: "echo", version: "1.0.0", title: "Echo fixture" } } };
 
 function answer(message: Message): unknown {
   switch (message.method) {
@@ -49,7 +58,8 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
       res.writeHead(202).end();
       return;
     }
-    const result = answer(message);
+    const plain = answer(message);
+    const result = plain !== undefined && message.params?._meta?.[ERA_VERSION_KEY] !== undefined ? { ...plain, ...ERA_RESULT_FIELDS } : plain;
     const reply =
       result === undefined
         ? { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }

@@ -30,7 +30,8 @@ export type ConnectClient = (server: ServerCommand) => Promise<BenchClient>;
 export type Mode = "raw" | "ours";
 
 /** How the call sections reach their server: stdio pipes, or Streamable HTTP on 127.0.0.1. */
-export type Via = "stdio" | "http";
+/** How the call sections reach the server: stdio, Streamable HTTP (2025 session), or its stateless era (2026-07-28). */
+export type Via = "stdio" | "http" | "http-stateless";
 
 /** Open sockets of a client's keep-alive agent and the listeners on it and on them. */
 export interface AgentProbe {

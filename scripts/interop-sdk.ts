@@ -52,6 +52,11 @@ interface Row {
   steps: { step: string; ok: boolean; detail: string }[];
 }
 
+/** Our dual-era client must fall back to the 2025 era against the SDK's servers, which speak only it. */
+const legacy = (v: string): string | undefined => (v.startsWith("2025-") || v === "2024-11-05" ? undefined : `negotiated ${v}, expected a 2025 version (fallback)`);
+/** ...and speak the stateless era to ours, which offers it on the same endpoint. */
+const modern = (v: string): string | undefined => (v === "2026-07-28" ? undefined : `negotiated ${v}, expected 2026-07-28`);
+
 const passed = (r: Row): boolean => r.steps.length > 0 && r.steps.every((s) => s.ok);
 
 /** The SDK client (a Node 22 child) against `target`; its JSON lines become the row's steps. */
@@ -156,7 +161,7 @@ async function oauthRow(groups: ProcessGroups): Promise<Row> {
   try {
     const url = await listeningUrl(server, 20_000);
     const auth = new OAuthProvider({ serverUrl: url, redirectUri: "http://127.0.0.1:9/callback", authorize: consent, offlineAccess: false });
-    return await ourClientRow("SDK auth router + requireBearerAuth", "streamable http, OAuth", () => new StreamableHttpClientTransport({ url, auth }), undefined, ["echo"]);
+    return await ourClientRow("SDK auth router + requireBearerAuth", "streamable http, OAuth", () => new StreamableHttpClientTransport({ url, auth }), legacy, ["echo"]);
   } catch (err) {
     return { client: "mcp-bridge McpClient", server: "SDK auth router + requireBearerAuth", wire: "streamable http, OAuth", protocol: "-", steps: [{ step: "connect", ok: false, detail: String(err) }] };
   } finally {
@@ -196,17 +201,17 @@ export async function runSdkInterop(): Promise<number> {
     rows.push(await sdkClientRow(groups, "stdio", ["stdio", NODE22, ECHO_SERVER]));
     rows.push(await sdkClientRow(groups, "streamable http", ["http", url.href]));
 
-    rows.push(await ourClientRow("SDK McpServer", "stdio", () => new StdioClientTransport({ command: NODE22, args: [SDK_SERVER, "stdio"], name: "sdk-server" })));
+    rows.push(await ourClientRow("SDK McpServer", "stdio", () => new StdioClientTransport({ command: NODE22, args: [SDK_SERVER, "stdio"], name: "sdk-server" }), legacy));
     const sdkHttp = groups.start("sdk-server http", NODE22, [SDK_SERVER, "http"], { cwd: ROOT, env: node22Env() });
     try {
       const sdkUrl = await listeningUrl(sdkHttp, 20_000);
-      rows.push(await ourClientRow("SDK McpServer", "streamable http", () => new StreamableHttpClientTransport({ url: sdkUrl })));
+      rows.push(await ourClientRow("SDK McpServer", "streamable http", () => new StreamableHttpClientTransport({ url: sdkUrl }), legacy));
     } catch (err) {
       rows.push({ client: "mcp-bridge McpClient", server: "SDK McpServer", wire: "streamable http", protocol: "-", steps: [{ step: "connect", ok: false, detail: String(err) }] });
     } finally {
       await groups.stop(sdkHttp);
     }
-    rows.push(await ourClientRow("mcp-bridge McpServer", "streamable http", () => new StreamableHttpClientTransport({ url: url.href })));
+    rows.push(await ourClientRow("mcp-bridge McpServer", "streamable http", () => new StreamableHttpClientTransport({ url: url.href }), modern));
     rows.push(await oauthRow(groups));
   } finally {
     await Promise.all([ours.close(), echo.close()]);

@@ -70,6 +70,7 @@ const EXPECTED_IDS = [
   "import.fullIndexNodeMs",
   "import.fullIndexTsxMs",
   ...["sequential", "inFlight"].flatMap((k) => [`http.${k}.callsPerSec`, `http.${k}.p50Ms`, `http.${k}.p99Ms`, `http.${k}.clientCpuUs`]),
+  ...["sequential", "inFlight"].flatMap((k) => [`http.stateless.${k}.callsPerSec`, `http.stateless.${k}.p50Ms`, `http.stateless.${k}.p99Ms`, `http.stateless.${k}.clientCpuUs`]),
   "http.agent.sockets",
   "http.agent.socketGrowth",
   "http.agent.listenerGrowth",
@@ -106,7 +107,7 @@ describe("npm run bench -- --quick --json", () => {
 
     // Server CPU per call needs Linux's /proc (exact with schedstat); everything else is always there.
     const ids = report.figures.map((f) => f.id);
-    const optional = ["sequential.serverCpuUs", "inFlight.serverCpuUs", "http.sequential.serverCpuUs", "http.inFlight.serverCpuUs"];
+    const optional = ["sequential.serverCpuUs", "inFlight.serverCpuUs", "http.sequential.serverCpuUs", "http.inFlight.serverCpuUs", "http.stateless.sequential.serverCpuUs", "http.stateless.inFlight.serverCpuUs"];
     assert.deepEqual(ids.filter((id) => !optional.includes(id)).sort(), [...EXPECTED_IDS, ...startupIds(report)].sort());
     if (existsSync("/proc/self/schedstat")) for (const id of optional) assert.ok(ids.includes(id), `${id} on Linux`);
     for (const f of report.figures) {
@@ -149,6 +150,7 @@ describe("npm run bench -- --quick --json", () => {
     assert.equal(report.http.ours.agent.atEnd.maxListenersWarnings, 0);
     assert.ok(report.http.ours.sequential.calls > 0 && report.http.raw.sequential.calls > 0);
     // The call sections ran in two forks (fresh runners each), one round per fork pooled.
+    assert.ok(report.httpStateless.ours.sequential.calls > 0 && report.httpStateless.raw.sequential.calls > 0, "both sides made stateless-era calls");
     for (const s of [report.raw, report.ours, report.http.raw, report.http.ours]) {
       assert.equal(s.sequential.rounds, 2);
       assert.equal(s.sequential.roundRates.length, 2);
@@ -180,6 +182,7 @@ describe("npm run bench -- --quick --calibrate --json", () => {
     assert.equal(report.raw.mode, "raw");
     assert.equal(report.ours.mode, "raw", "the second side ran the baseline");
     assert.equal(report.http.ours.mode, "raw");
+    assert.equal(report.httpStateless.ours.mode, "raw");
     assert.equal(report.ours.manyTools.tools, report.raw.manyTools.tools);
     assert.deepEqual(report.children.leftover, []);
   });

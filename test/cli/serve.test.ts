@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { after, test } from "node:test";
 import { McpClient } from "../../src/mcp/client.ts";
 import { StreamableHttpClientTransport } from "../../src/transport/http-client.ts";
@@ -29,6 +29,20 @@ function configFile(name: string, value: unknown): string {
 function fixtureEntry(file: string): Record<string, unknown> {
   const { command, args } = nodeModuleCommand(join(ROOT, "fixtures", "servers", file));
   return { command, args, cwd: ROOT, trust: "trusted" };
+}
+
+/**
+ * fixtures/gateway/demo.json as the tests run it: the same servers, names and environment,
+ * each started the way this Node runs a fixture (tsx on Node 20, type stripping on 22+, where
+ * a copy without node_modules has no tsx to `--import`). `--check` and the README use the
+ * file itself.
+ */
+function demoConfig(): string {
+  const demo = JSON.parse(readFileSync(join(ROOT, "fixtures", "gateway", "demo.json"), "utf8")) as { mcpServers: Record<string, { args: string[]; env?: object }> };
+  const servers = Object.fromEntries(
+    Object.entries(demo.mcpServers).map(([name, entry]) => [name, { ...fixtureEntry(basename(entry.args.at(-1)!)), ...(entry.env ? { env: entry.env } : {}) }]),
+  );
+  return configFile("demo-as-run.json", { mcpServers: servers });
 }
 
 /** `serve --stdio` as a child with our client connected; `stderr` collects its log lines. */
@@ -61,7 +75,7 @@ function text(result: { content: { type: string }[] }): string {
 }
 
 test("serve --stdio serves the demo config's two upstreams under namespaced names, and stops both at stdin's end", { timeout: 120_000 }, async () => {
-  const { client, transport, stderr } = await startServe(join(ROOT, "fixtures", "gateway", "demo.json"));
+  const { client, transport, stderr } = await startServe(demoConfig());
   const serve = transport.pid!;
   const below = descendants(serve);
   try {
@@ -138,15 +152,14 @@ async function spawnServe(argv: string[], ready: RegExp): Promise<{ stderr: () =
   };
 }
 
-const DEMO = join(ROOT, "fixtures", "gateway", "demo.json");
 
 test("serve ends on SIGTERM with exit 0 and every upstream stopped", { timeout: 120_000 }, async () => {
-  const serve = await spawnServe(["--config", DEMO, "--stdio"], /serving 2 upstream\(s\) on stdio/);
+  const serve = await spawnServe(["--config", demoConfig(), "--stdio"], /serving 2 upstream\(s\) on stdio/);
   assert.deepEqual(await serve.stop(), [0, null]);
 });
 
 test("serve --http 127.0.0.1:0 serves the same upstreams over Streamable HTTP on a loopback port", { timeout: 120_000 }, async () => {
-  const serve = await spawnServe(["--config", DEMO, "--http", "127.0.0.1:0"], /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+  const serve = await spawnServe(["--config", demoConfig(), "--http", "127.0.0.1:0"], /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
   const client = new McpClient();
   try {
     const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(serve.stderr())![1]!;

@@ -38,7 +38,9 @@ export interface ScenarioOutcome {
 export async function runScenario(loaded: LoadedSdk, steps: Steps): Promise<ScenarioOutcome> {
   const checker = new AcpSchemaChecker(loaded.schema);
   const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-acp-interop-"));
-  const forHttp = createEchoServer();
+  // A 2025-only server: the scenario checks that session/close ends the agent's HTTP session,
+  // and a dual-era server would be reached in the stateless era, which has none.
+  const forHttp = createEchoServer({ statelessVersions: [] });
   const http = new StreamableHttpServer({ onSession: (t) => forHttp.connect(t) });
   const forSse = createEchoServer();
   const sse = new SseServer({ onSession: (t) => forSse.connect(t) });

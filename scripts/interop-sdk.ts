@@ -82,6 +82,16 @@ async function sdkClientRow(groups: ProcessGroups, wire: string, target: readonl
 
 const textOf = (r: CallToolResult): string => r.content.map((b) => (b.type === "text" ? b.text : "")).join("");
 
+/** Our McpClient as every interop run uses it: its own name, and time limits for slow peers. */
+export function interopClient(): McpClient {
+  return new McpClient({
+    clientInfo: { name: "mcp-bridge-interop", version: "1.0.0" },
+    connectTimeoutMs: 20_000,
+    requestTimeoutMs: 15_000,
+    toolTimeoutMs: 15_000,
+  });
+}
+
 /** Our McpClient through `transport`: connect, tools, echo, a resource, a prompt. */
 async function ourClientRow(
   server: string,
@@ -100,12 +110,7 @@ async function ourClientRow(
       return false;
     }
   };
-  const client = new McpClient({
-    clientInfo: { name: "mcp-bridge-interop", version: "1.0.0" },
-    connectTimeoutMs: 20_000,
-    requestTimeoutMs: 15_000,
-    toolTimeoutMs: 15_000,
-  });
+  const client = interopClient();
   try {
     const connected = await step("connect", async () => {
       const init = await client.connect(transport());

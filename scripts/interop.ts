@@ -33,7 +33,7 @@ import { StdioClientTransport } from "../src/transport/stdio.ts";
 import type { Transport } from "../src/transport/transport.ts";
 import { ensureInteropPackage, finish, formatTable, INTEROP_DIR, NODE22, node22Env, ROOT } from "./conformance.ts";
 import { runAcpInterop } from "./interop-acp.ts";
-import { runSdkInterop } from "./interop-sdk.ts";
+import { interopClient, runSdkInterop } from "./interop-sdk.ts";
 import { assertNetnsAvailable, inNetns, processGroupsForScript, ProcessGroups, type Started } from "./netns.ts";
 
 const EVERYTHING_JS = join(INTEROP_DIR, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
@@ -90,12 +90,7 @@ async function exercise(
       return false;
     }
   };
-  const client = new McpClient({
-    clientInfo: { name: "mcp-bridge-interop", version: "1.0.0" },
-    connectTimeoutMs: 20_000,
-    requestTimeoutMs: 15_000,
-    toolTimeoutMs: 15_000,
-  });
+  const client = interopClient();
   const connected = await step("connect", async () => {
     const transport = makeTransport();
     const init = await client.connect(transport);

@@ -3,6 +3,9 @@
  * grouped by reason, and, for the lead, the exact lines to add to or remove from
  * scripts/conformance-expected-failures.json. Pure formatting of data already judged.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { clientErrorMarker } from "../fixtures/clients/conformance.ts";
 import type { Check } from "./conformance-results.ts";
 import { formatEntry, type ExpectedFailure } from "./conformance-expected.ts";
 import { scenarioFailures, scenariosOf, type RunOutcome, type Verdict } from "./conformance-verdict.ts";
@@ -121,4 +124,24 @@ export function formatLeadActions(verdicts: readonly Verdict[], file: string): s
   }
   for (const v of verdicts) for (const f of v.fatal) out.push(`FATAL ${v.run}: ${f}`);
   return out.join("\n");
+}
+
+/**
+ * The client's own error lines (its marker and the stack under it) for each scenario that
+ * failed unexpectedly, from the run logs in `resultsDir`: the suite's summary says only that a
+ * check is missing, the client's stderr says why.
+ */
+export function formatClientErrors(verdicts: readonly Verdict[], resultsDir: string): string {
+  const scenarios = new Set(verdicts.flatMap((v) => v.unexpected.map((f) => f.scenario)));
+  if (scenarios.size === 0) return "";
+  const logs = readdirSync(resultsDir).filter((f) => f.endsWith(".log")).map((f) => readFileSync(join(resultsDir, f), "utf8").split("\n"));
+  const out: string[] = [];
+  for (const scenario of scenarios) {
+    const marker = clientErrorMarker(scenario);
+    for (const lines of logs) {
+      const at = lines.findIndex((l) => l.startsWith(marker));
+      if (at >= 0) out.push(...lines.slice(at, at + 8).map((l) => `    ${l}`));
+    }
+  }
+  return out.length === 0 ? "" : `The client's errors in the failing scenarios:\n${out.join("\n")}`;
 }

@@ -28,7 +28,7 @@ import { ensureInteropPackage, INTEROP_DIR, NODE22, node22Env, ROOT, suiteJs, SU
 import { parseScenarioList } from "./conformance-list.ts";
 import { loadExpectedFailures } from "./conformance-expected.ts";
 import { judgeRun, type RunOutcome, type Verdict } from "./conformance-verdict.ts";
-import { formatExpectedByReason, formatLeadActions, formatRunTable } from "./conformance-summary.ts";
+import { formatClientErrors, formatExpectedByReason, formatLeadActions, formatRunTable } from "./conformance-summary.ts";
 import { RUNS, runOne, type RunSpec } from "./conformance-runs.ts";
 import { CLIENT_SCENARIO_NAMES } from "../fixtures/clients/conformance-scenarios.ts";
 
@@ -106,6 +106,8 @@ async function main(argv: readonly string[]): Promise<number> {
   if (byReason !== "") process.stdout.write(`Expected failures met, by reason:\n${byReason}\n\n`);
   const actions = formatLeadActions(verdicts, file);
   if (actions !== "") process.stdout.write(`${actions}\n\n`);
+  const clientErrors = formatClientErrors(verdicts, resultsDir);
+  if (clientErrors !== "") process.stdout.write(`${clientErrors}\n\n`);
   process.stdout.write(`results: ${relative(ROOT, resultsDir)}\n`);
   return verdicts.every((v) => v.ok) ? 0 : 1;
 }

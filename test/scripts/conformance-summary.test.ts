@@ -3,11 +3,15 @@
  * for the lead, the exact lines to add to or remove from the expected-failures file.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { formatEntry, parseExpectedFailures, type ExpectedFailure } from "../../scripts/conformance-expected.ts";
 import { judgeRun, type RunOutcome } from "../../scripts/conformance-verdict.ts";
 import {
   countByReason,
+  formatClientErrors,
   formatExpectedByReason,
   formatLeadActions,
   formatRunTable,
@@ -93,4 +97,27 @@ test("the run table has one row per run with its verdict", () => {
 test("wall times read as seconds, or minutes and seconds", () => {
   assert.equal(formatWallTime(12_345), "12.3 s");
   assert.equal(formatWallTime(125_000), "2 min 05 s");
+});
+
+test("a failing scenario's own error lines are shown from the shared log; passing ones are not", () => {
+  const dir = mkdtempSync(join(tmpdir(), "conf-log-"));
+  try {
+    const log = [
+      "Starting scenario: auth/basic-cimd",
+      "Stderr:",
+      "conformance client [tools_call]: BridgeError: not this one",
+      "Stderr:",
+      "conformance client [auth/basic-cimd]: OAuthError: the token endpoint answered 500",
+      "    at tokenRequest (src/auth/token-request.ts:1:1)",
+    ].join("\n");
+    writeFileSync(join(dir, "0.2-client.log"), log);
+    writeFileSync(join(dir, "notes.txt"), "conformance client [auth/basic-cimd]: not a log");
+    const verdict = judgeRun(OUTCOME, []);
+    const shown = formatClientErrors([verdict], dir);
+    assert.match(shown, /\[auth\/basic-cimd\]: OAuthError: the token endpoint answered 500\n {4} {4}at tokenRequest/);
+    assert.doesNotMatch(shown, /not this one|not a log/);
+    assert.equal(formatClientErrors([{ ...verdict, unexpected: [] }], dir), "");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -50,6 +50,7 @@ import {
   type HttpSideResult,
   type HttpStatelessSideResult,
 } from "./bench/http.ts";
+import { buildGatewayFigures, GATEWAY_SESSIONS, gatewayRunnerConfig, gatewaySection, type GatewayResult } from "./bench/gateway.ts";
 import { buildManagerFigures, FLEET, managerPlan, managerSection, type ManagerResult } from "./bench/manager.ts";
 import { cpuProfFlags, MANY_TOOLS, PROFILE_SECTIONS, profileMode, type ProfileSection, type StartupSetup as Startup } from "./bench/profile-mode.ts";
 import { buildFigures, formatFigures, type Figure } from "./bench/report.ts";
@@ -107,6 +108,8 @@ export interface BenchReport {
   manager: ManagerResult;
   /** Section 10: the JSON Schema validator on the adversarial corpus and on ordinary schemas. */
   schema: SchemaBenchResult;
+  /** Section 11: mcp-bridge serve against direct calls, and many downstream sessions. */
+  gateway: GatewayResult;
   /** Child processes started (runners and servers) and those found alive at the end. */
   children: { started: number; leftover: number[] };
 }
@@ -122,6 +125,7 @@ const NOTES = [
   "Sections 2-6 run both servers under plain node (ours transpiled); each client runs in its own plain-node process, so RSS is per client.",
   "Section 8: each runner starts its HTTP server (ours: McpServer on StreamableHttpServer; raw: node:http) as a plain-node child on 127.0.0.1.",
   "Section 9: McpManager (rate limit and process guard off); 9b a trusted server, 9c an untrusted one as configured by default (markers, injection scan, approval granted), each against a plain McpClient, call by call in turn.",
+  "Section 11: both columns are ours: McpClient -> echo (direct) against McpClient -> mcp-bridge serve -> echo (the built CLI, --rate-limit off); the gateway adds a whole hop, so a free tool shows it at its largest.",
   PIN
     ? "All sections but 9a pin the main thread of each runner to CPU 0 and of its servers to CPU 1 (taskset): unpinned, where a server lands swings a round by 2x."
     : "Sections run unpinned (no taskset here): expect their ratios to swing from run to run.",
@@ -301,6 +305,11 @@ async function measure(opts: Options, root: string, work: string, startup: Start
   const manager = await fresh([config("ours"), { ...config("ours"), ...pin }], (s) => managerSection(s[0]!, s[1]!, managerPlan(opts.quick)));
   progress("10. JSON Schema validation of untrusted schemas");
   const schema = schemaSection(work, opts.quick);
+  progress("11. mcp-bridge serve: calls through the gateway vs direct, stdio and HTTP; many downstream sessions");
+  const gatewayPlans = { stdio: plan, http: httpPlan(opts.quick, plan), sessions: opts.quick ? 20 : GATEWAY_SESSIONS };
+  const gateway = await fresh([pinned("ours"), { ...gatewayRunnerConfig(pinned("ours"), work, startup.pkg.cliBundle), ...pin }], (s) =>
+    gatewaySection(s[0]!, s[1]!, gatewayPlans),
+  );
   const leftover = children.reapLeftovers();
   const [rawResult, oursResult] = results as [SideResult, SideResult];
   return {
@@ -322,6 +331,7 @@ async function measure(opts: Options, root: string, work: string, startup: Start
       ...buildHttpFigures(http.raw, http.ours),
       ...buildHttpStatelessFigures(httpStateless.raw, httpStateless.ours),
       ...buildManagerFigures(manager),
+      ...buildGatewayFigures(gateway),
     ],
     startup: startupResult,
     raw: rawResult,
@@ -332,6 +342,7 @@ async function measure(opts: Options, root: string, work: string, startup: Start
     httpStateless,
     manager,
     schema,
+    gateway,
     children: { started: children.started, leftover },
   };
 }

@@ -123,6 +123,8 @@ class Runner {
         return (await this.managerBench()).connect(c.servers);
       case "managerCalls":
         return (await this.managerBench()).calls(c.budget);
+      case "gatewaySessions":
+        return (await import("./gateway-sessions.ts")).measureSessions(this.config.httpServer, c.count, (pid) => this.serverStarted(pid));
       case "rss":
         return { maxRssMb: rssMb() };
       case "env":

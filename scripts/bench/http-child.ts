@@ -1,8 +1,9 @@
 /**
  * An HTTP server of the benchmark in a child process of its own, so that client and server
  * never share a CPU thread. The server prints `{"url": "..."}` as its first stdout line once it
- * listens, and closes and exits when its stdin ends. Imports no part of mcp-bridge: the raw
- * side uses it too.
+ * listens (with `"pid"` too when another process of its own does the serving, whose CPU then
+ * counts as the server's), and closes and exits when its stdin ends. Imports no part of
+ * mcp-bridge: the raw side uses it too.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type * as http from "node:http";
@@ -32,8 +33,8 @@ export async function startHttpServer(server: ServerCommand): Promise<HttpServer
     clearTimeout(timer);
   };
   try {
-    const url = await firstLineUrl(child);
-    return { pid: child.pid, url, close };
+    const { url, pid } = await firstLine(child);
+    return { pid: pid ?? child.pid, url, close };
   } catch (err) {
     child.kill("SIGKILL");
     await exited;
@@ -41,7 +42,7 @@ export async function startHttpServer(server: ServerCommand): Promise<HttpServer
   }
 }
 
-function firstLineUrl(child: ChildProcessWithoutNullStreams): Promise<URL> {
+function firstLine(child: ChildProcessWithoutNullStreams): Promise<{ url: URL; pid?: number }> {
   return new Promise((resolve, reject) => {
     let text = "";
     const timer = setTimeout(() => done(new Error(`HTTP server did not print its URL within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
@@ -50,13 +51,14 @@ function firstLineUrl(child: ChildProcessWithoutNullStreams): Promise<URL> {
       const nl = text.indexOf("\n");
       if (nl === -1) return;
       try {
-        done(new URL((JSON.parse(text.slice(0, nl)) as { url: string }).url));
+        const line = JSON.parse(text.slice(0, nl)) as { url: string; pid?: unknown };
+        done({ url: new URL(line.url), ...(typeof line.pid === "number" ? { pid: line.pid } : {}) });
       } catch (err) {
         done(err as Error);
       }
     };
     const onExit = (code: number | null): void => done(new Error(`HTTP server exited (code ${code}) before printing its URL`));
-    const done = (value: URL | Error): void => {
+    const done = (value: { url: URL; pid?: number } | Error): void => {
       clearTimeout(timer);
       child.stdout.off("data", onData);
       child.off("exit", onExit);

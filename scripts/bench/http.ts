@@ -93,13 +93,18 @@ export function buildHttpStatelessFigures(raw: HttpStatelessSideResult, ours: Ht
   ]);
 }
 
-/** Throughput, latency and CPU figures of a call section pair, `key` by `key`. */
-function callFigures(
-  raw: HttpStatelessSideResult,
-  ours: HttpStatelessSideResult,
+/**
+ * Throughput, latency and CPU figures of a call section pair, `key` by `key`; `heads` names
+ * the two columns when they are not raw and ours (the gateway section's direct and gateway).
+ */
+export function callFigures(
+  raw: Pick<HttpSideResult, "sequential" | "inFlight">,
+  ours: Pick<HttpSideResult, "sequential" | "inFlight">,
   prefix: string,
   parts: readonly (readonly ["sequential" | "inFlight", string, number | undefined])[],
+  heads?: { raw: string; ours: string },
 ): Figure[] {
+  const base = heads === undefined ? {} : { heads };
   const figs: Figure[] = [];
   for (const [key, section, minRatio] of parts) {
     const r = raw[key];
@@ -107,16 +112,16 @@ function callFigures(
     const id = (name: string): string => `${prefix}.${key}.${name}`;
     figs.push(
       compare(
-        { id: id("callsPerSec"), section, label: "throughput", unit: "calls/s", better: "higher", raw: r.callsPerSec, ours: o.callsPerSec },
-        minRatio === undefined ? undefined : { text: `>= ${minRatio}x raw`, minRatio },
+        { id: id("callsPerSec"), section, label: "throughput", unit: "calls/s", better: "higher", raw: r.callsPerSec, ours: o.callsPerSec, ...base },
+        minRatio === undefined ? undefined : { text: `>= ${minRatio}x ${heads?.raw ?? "raw"}`, minRatio },
         { raw: r.roundRates, ours: o.roundRates },
       ),
-      compare({ id: id("p50Ms"), section, label: "latency p50", unit: "ms", better: "lower", raw: r.p50Ms, ours: o.p50Ms }),
-      compare({ id: id("p99Ms"), section, label: "latency p99", unit: "ms", better: "lower", raw: r.p99Ms, ours: o.p99Ms }),
-      compare({ id: id("clientCpuUs"), section, label: "client CPU per call", unit: "us", better: "lower", raw: r.clientCpuUsPerCall, ours: o.clientCpuUsPerCall }),
+      compare({ id: id("p50Ms"), section, label: "latency p50", unit: "ms", better: "lower", raw: r.p50Ms, ours: o.p50Ms, ...base }),
+      compare({ id: id("p99Ms"), section, label: "latency p99", unit: "ms", better: "lower", raw: r.p99Ms, ours: o.p99Ms, ...base }),
+      compare({ id: id("clientCpuUs"), section, label: "client CPU per call", unit: "us", better: "lower", raw: r.clientCpuUsPerCall, ours: o.clientCpuUsPerCall, ...base }),
     );
     if (r.serverCpuUsPerCall && o.serverCpuUsPerCall) {
-      figs.push(compare({ id: id("serverCpuUs"), section, label: "server CPU per call (from /proc)", unit: "us", better: "lower", raw: r.serverCpuUsPerCall, ours: o.serverCpuUsPerCall }));
+      figs.push(compare({ id: id("serverCpuUs"), section, label: "server CPU per call (from /proc)", unit: "us", better: "lower", raw: r.serverCpuUsPerCall, ours: o.serverCpuUsPerCall, ...base }));
     }
   }
   return figs;

@@ -14,13 +14,14 @@ export async function connectOurs(server: ServerCommand): Promise<BenchClient> {
   // (auto would speak the stateless era to our dual-era servers; docs/decisions.md 129).
   const client = new McpClient({ clientInfo: { name: "bench", version: "1.0.0" }, era: "legacy" });
   await client.connect(transport);
+  const tool = server.tool ?? "echo";
   return {
     get pid() {
       return transport.pid;
     },
     listTools: async () => (await client.listTools()).length,
     echo: async (text) => {
-      const first = (await client.callTool("echo", { text })).content[0];
+      const first = (await client.callTool(tool, { text })).content[0];
       return first?.type === "text" ? first.text : "";
     },
     close: () => client.close(),

@@ -38,11 +38,12 @@ async function connectOursHttpEra(server: ServerCommand, era: "legacy" | "modern
     await close();
     throw err;
   }
+  const tool = server.tool ?? "echo";
   return {
     pid: child.pid,
     listTools: async () => (await client.listTools()).length,
     echo: async (text) => {
-      const first = (await client.callTool("echo", { text })).content[0];
+      const first = (await client.callTool(tool, { text })).content[0];
       return first?.type === "text" ? first.text : "";
     },
     close,

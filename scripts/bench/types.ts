@@ -3,12 +3,15 @@
  * and mcp-bridge implement, the commands `scripts/bench.ts` sends a client runner, and the
  * per-side results it builds from the answers.
  */
+import type { GatewaySessionsResult } from "./gateway.ts";
 import type { Budget, CallStats } from "./stats.ts";
 
 /** A command line that starts a stdio MCP server. */
 export interface ServerCommand {
   command: string;
   args: string[];
+  /** The name the echo tool has there: `echo`, unless a gateway namespaces it. */
+  tool?: string;
 }
 
 /** One connected client, raw or ours; created already past `initialize`. */
@@ -65,6 +68,7 @@ export type RunnerCommand =
   | { cmd: "httpProbe" }
   | { cmd: "managerConnect"; servers: number }
   | { cmd: "managerCalls"; budget: Budget }
+  | { cmd: "gatewaySessions"; count: number }
   | { cmd: "list"; runs: number }
   | { cmd: "payload"; mib: number; runs: number }
   | { cmd: "rss" }
@@ -90,6 +94,8 @@ export interface RunnerAnswers {
   managerConnect: { ms: number };
   /** Sequential echoes in turn: a plain McpClient one, McpManager.callTool of a trusted and of an untrusted server; ms each. */
   managerCalls: { plainMs: number[]; bridgedMs: number[]; untrustedMs: number[] };
+  /** Section 11e on a fresh gateway from the runner's HTTP server command (gateway-sessions.ts). */
+  gatewaySessions: GatewaySessionsResult;
   /** Peak resident set size of the runner so far, MB. */
   rss: { maxRssMb: number };
   /** The names of the runner's environment variables (its servers inherit them), sorted. */

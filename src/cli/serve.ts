@@ -17,7 +17,7 @@ import { parseJsonText, parseMcpJsonFile } from "../config/parse-files.ts";
 import type { ConfigProblem, McpServerConfig } from "../config/types.ts";
 import { ManagerProvider } from "../gateway/manager-provider.ts";
 import { errorMessage } from "../jsonrpc/errors.ts";
-import { DEFAULT_MAX_SERVERS, McpManager, type ServerStatus } from "../manager/manager.ts";
+import { DEFAULT_MAX_SERVERS, McpManager, type McpManagerOptions, type ServerStatus } from "../manager/manager.ts";
 import { McpServer } from "../mcp/server.ts";
 import type { StreamableHttpServer } from "../transport/http-server.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
@@ -25,7 +25,7 @@ import { flag, onlyPositionals, UsageError, type ParsedArgs } from "./args.ts";
 import { ExitCode } from "./report.ts";
 import { packageVersion } from "./version.ts";
 
-const SYNOPSIS = "serve --config <file> (--stdio | --http 127.0.0.1:PORT) | serve --check --config <file>";
+const SYNOPSIS = "serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--rate-limit N|off] | serve --check --config <file>";
 
 /** Hosts `--http` may bind: there is no inbound authentication yet (docs/decisions.md 128). */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
@@ -61,13 +61,26 @@ export async function runServe(args: ParsedArgs, io: { out: (text: string) => vo
     log(`${file} has errors; nothing was started (see them all with: mcp-bridge serve --check --config ${file})`);
     return ExitCode.Usage;
   }
-  return serve(servers, listen, log);
+  return serve(servers, listen, rateLimitFrom(args), log);
+}
+
+/**
+ * `--rate-limit N|off`: the manager's per-upstream token bucket (default 100 calls a minute,
+ * an agent's guard against a runaway model; a gateway serving many clients may need more).
+ */
+function rateLimitFrom(args: ParsedArgs): McpManagerOptions["rateLimit"] {
+  const value = flag(args, "rate-limit");
+  if (value === undefined) return undefined;
+  if (value === "off") return false;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new UsageError(`--rate-limit: ${JSON.stringify(value)} is neither a number of calls a minute (1 or more) nor "off"`);
+  return { callsPerMinute: n };
 }
 
 /** Starts the upstreams, serves them until the downstream side ends, then stops everything. */
-async function serve(servers: McpServerConfig[], listen: Listen, log: (line: string) => void): Promise<number> {
+async function serve(servers: McpServerConfig[], listen: Listen, rateLimit: McpManagerOptions["rateLimit"], log: (line: string) => void): Promise<number> {
   // processGuard: a crash or a signal still stops every child (manager/process-guard.ts).
-  const manager = new McpManager({ processGuard: true });
+  const manager = new McpManager({ processGuard: true, ...(rateLimit === undefined ? {} : { rateLimit }) });
   manager.on("warning", (w) => log(`warning: ${w.message}`));
   let started = false;
   manager.on("state", (change) => {

@@ -82,6 +82,14 @@ const EXPECTED_IDS = [
   "manager.untrusted.usPerCall",
   "manager.untrusted.p50Ms",
   "manager.untrusted.p99Ms",
+  ...["stdio", "http"].flatMap((via) =>
+    ["sequential", "inFlight"].flatMap((k) => [`gateway.${via}.${k}.callsPerSec`, `gateway.${via}.${k}.p50Ms`, `gateway.${via}.${k}.p99Ms`, `gateway.${via}.${k}.clientCpuUs`]),
+  ),
+  "gateway.sessions.count",
+  "gateway.sessions.kbPerSession",
+  "gateway.sessions.rssOpenMb",
+  "gateway.sessions.callsServed",
+  "gateway.sessions.openMs",
 ];
 
 /** The start-up figures one Node version must have (section 1 variants that ran, and section 1b). */
@@ -107,7 +115,7 @@ describe("npm run bench -- --quick --json", () => {
 
     // Server CPU per call needs Linux's /proc (exact with schedstat); everything else is always there.
     const ids = report.figures.map((f) => f.id);
-    const optional = ["sequential.serverCpuUs", "inFlight.serverCpuUs", "http.sequential.serverCpuUs", "http.inFlight.serverCpuUs", "http.stateless.sequential.serverCpuUs", "http.stateless.inFlight.serverCpuUs"];
+    const optional = ["", "http.", "http.stateless.", "gateway.stdio.", "gateway.http."].flatMap((p) => [`${p}sequential.serverCpuUs`, `${p}inFlight.serverCpuUs`]);
     assert.deepEqual(ids.filter((id) => !optional.includes(id)).sort(), [...EXPECTED_IDS, ...startupIds(report)].sort());
     if (existsSync("/proc/self/schedstat")) for (const id of optional) assert.ok(ids.includes(id), `${id} on Linux`);
     for (const f of report.figures) {
@@ -119,10 +127,12 @@ describe("npm run bench -- --quick --json", () => {
     }
     // Every target of the brief is reported.
     const targeted = report.figures.filter((f) => f.target !== undefined).map((f) => f.id);
-    for (const id of ["sequential.callsPerSec", "inFlight.callsPerSec", "manyTools.ms", "payload.16MiB.ms", "import.addedNodeMs", "http.sequential.callsPerSec", "manager.call.usPerCall", "manager.untrusted.usPerCall"]) {
+    for (const id of ["sequential.callsPerSec", "inFlight.callsPerSec", "manyTools.ms", "payload.16MiB.ms", "import.addedNodeMs", "http.sequential.callsPerSec", "manager.call.usPerCall", "manager.untrusted.usPerCall", "gateway.stdio.sequential.callsPerSec", "gateway.http.inFlight.callsPerSec"]) {
       assert.ok(targeted.includes(id), `${id} has a target`);
     }
 
+    // Every downstream session of the gateway was served.
+    assert.equal(report.gateway.sessions.callsServed, report.gateway.sessions.sessions);
     // Every process ran with the benchmark's environment only, not the one the bench was given.
     assert.deepEqual(report.meta.env, { passed: ["HOME", "PATH"], runner: ["HOME", "PATH"] });
     // Sections 1 and 1b ran on this Node and on every matrix binary installed; the package's

@@ -1,0 +1,116 @@
+/**
+ * Section 11 of the benchmark: `mcp-bridge serve` (the package's built CLI) in front of the
+ * echo fixture, against the same calls made to that fixture directly. Both columns are ours:
+ * "direct" is McpClient -> echo, "gateway" is McpClient -> serve -> echo, as a user runs it.
+ *
+ * a-b. stdio: serve --stdio with the echo fixture as a stdio upstream; sequential and 64 in flight.
+ * c-d. Streamable HTTP: serve --http in front of the echo fixture on HTTP (gateway-http-server.ts),
+ *      against the fixture's HTTP server directly.
+ * e.   500 downstream HTTP sessions open at once on serve --http: its RSS growth per session,
+ *      and one call on every session (gateway-sessions.ts).
+ *
+ * The gateway adds a whole hop: every call is two round trips where the direct one is one, so
+ * a free tool (the echo) shows that hop at its largest. Every gateway runs with
+ * `--rate-limit off` (its default, 100 calls a minute per upstream, would refuse the benchmark).
+ * "server CPU" is the gateway process's alone on the gateway side (its upstream works as much
+ * as the direct side's server does).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { callFigures } from "./http.ts";
+import { callSection, type Plan, type Sides } from "./measure.ts";
+import type { Figure, ValueFigure } from "./report.ts";
+import type { RunnerProcess } from "./runner-process.ts";
+import type { RunnerConfig, SideResult } from "./types.ts";
+
+/** The bridged name of the echo fixture's `echo` behind a gateway that calls its upstream "echo". */
+export const GATEWAY_TOOL = "mcp__echo__echo";
+
+/** Downstream sessions of 11e. */
+export const GATEWAY_SESSIONS = 500;
+
+export const GATEWAY_SECTIONS = {
+  stdioSequential: "11a. mcp-bridge serve --stdio: sequential tools/call echo through the gateway vs the same call direct (ratio = gateway/direct)",
+  stdioInFlight: "11b. mcp-bridge serve --stdio: tools/call echo, 64 in flight",
+  httpSequential: "11c. mcp-bridge serve --http: sequential tools/call echo through the gateway vs direct to the upstream's Streamable HTTP",
+  httpInFlight: "11d. mcp-bridge serve --http: tools/call echo, 64 in flight",
+  sessions: "11e. mcp-bridge serve --http with many downstream sessions open at once, one GET stream each (info)",
+} as const;
+
+type Calls = Pick<SideResult, "sequential" | "inFlight">;
+
+/** What 11e measured: the gateway's RSS before and with every session open, and the calls served. */
+export interface GatewaySessionsResult {
+  sessions: number;
+  rssBeforeMb: number;
+  rssOpenMb: number;
+  kbPerSession: number;
+  /** Calls answered correctly, one per session, all sessions open. */
+  callsServed: number;
+  openMs: number;
+}
+
+export interface GatewayResult {
+  stdio: { direct: Calls; gateway: Calls };
+  http: { direct: Calls; gateway: Calls };
+  sessions: GatewaySessionsResult;
+}
+
+/**
+ * The runner config of the gateway side: `direct`'s servers with serve in front of them.
+ * Writes the stdio gateway's config into `work`.
+ */
+export function gatewayRunnerConfig(direct: RunnerConfig, work: string, cli: string): RunnerConfig {
+  const config = join(work, "gateway-stdio.json");
+  const upstream = { command: direct.server.command, args: direct.server.args, trust: "trusted" };
+  writeFileSync(config, JSON.stringify({ mcpServers: { echo: upstream } }));
+  const node = direct.server.command;
+  return {
+    ...direct,
+    server: { command: node, args: [cli, "serve", "--config", config, "--stdio", "--rate-limit", "off"], tool: GATEWAY_TOOL },
+    httpServer: {
+      command: node,
+      args: [join(work, "scripts", "bench", "gateway-http-server.js"), cli, work, "--", direct.httpServer.command, ...direct.httpServer.args],
+      tool: GATEWAY_TOOL,
+    },
+  };
+}
+
+/**
+ * Runs section 11 on a direct runner and a gateway runner (one fork: each keeps its servers),
+ * with `sessions` downstream sessions for 11e.
+ */
+export async function gatewaySection(direct: RunnerProcess, gateway: RunnerProcess, plans: { stdio: Plan; http: Plan; sessions: number }): Promise<GatewayResult> {
+  const sides: Sides = [direct, gateway];
+  const stdio = await callSection(sides, { ...plans.stdio, forks: 1 }, "stdio");
+  const http = await callSection(sides, { ...plans.http, forks: 1 }, "http");
+  const sessions = await gateway.ask({ cmd: "gatewaySessions", count: plans.sessions });
+  return {
+    stdio: { direct: stdio.get(direct)!, gateway: stdio.get(gateway)! },
+    http: { direct: http.get(direct)!, gateway: http.get(gateway)! },
+    sessions,
+  };
+}
+
+/** The figures of section 11, in print order. */
+export function buildGatewayFigures(g: GatewayResult): Figure[] {
+  const heads = { raw: "direct", ours: "gateway" };
+  const s = g.sessions;
+  const section = GATEWAY_SECTIONS.sessions;
+  const value = (id: string, label: string, unit: string, v: number, better: "lower" | "higher" = "lower"): ValueFigure => ({ kind: "value", id, section, label, unit, better, value: v });
+  return [
+    ...callFigures(g.stdio.direct, g.stdio.gateway, "gateway.stdio", [
+      ["sequential", GATEWAY_SECTIONS.stdioSequential, 0.8],
+      ["inFlight", GATEWAY_SECTIONS.stdioInFlight, 0.8],
+    ], heads),
+    ...callFigures(g.http.direct, g.http.gateway, "gateway.http", [
+      ["sequential", GATEWAY_SECTIONS.httpSequential, 0.8],
+      ["inFlight", GATEWAY_SECTIONS.httpInFlight, 0.8],
+    ], heads),
+    value("gateway.sessions.count", "downstream sessions open at once", "sessions", s.sessions, "higher"),
+    value("gateway.sessions.kbPerSession", "gateway RSS growth per session", "KB", s.kbPerSession),
+    value("gateway.sessions.rssOpenMb", "gateway RSS with every session open", "MB", s.rssOpenMb),
+    value("gateway.sessions.callsServed", "calls served, one per open session", "calls", s.callsServed, "higher"),
+    value("gateway.sessions.openMs", "time to open every session", "ms", s.openMs),
+  ];
+}

@@ -57,18 +57,29 @@ export class InputResponseError extends RpcError {
 export class InputRound {
   private readonly seal: RequestStateSeal;
   private readonly method: string;
-  private readonly digest: string;
+  /** The params that identify the request across its rounds: its name or URI, its arguments. */
+  private readonly identity: { target: unknown; args: unknown };
+  /**
+   * Their digest, made only when a state is opened or sealed: SHA-256 in Web Crypto is a trip
+   * through the thread pool, which a request without input rounds (nearly all) never pays.
+   */
+  private digest: Promise<string> | undefined;
   /** Answers from earlier rounds (sealed) and from this retry. */
-  private readonly answers: Record<string, unknown>;
+  private answers: Record<string, unknown>;
   /** Answers the handler used: the next state carries exactly these. */
   private readonly used: Record<string, unknown> = {};
   private counter = 0;
 
-  private constructor(seal: RequestStateSeal, method: string, digest: string, answers: Record<string, unknown>) {
+  private constructor(seal: RequestStateSeal, method: string, identity: { target: unknown; args: unknown }, answers: Record<string, unknown>) {
     this.seal = seal;
     this.method = method;
-    this.digest = digest;
+    this.identity = identity;
     this.answers = answers;
+  }
+
+  private requestDigest(): Promise<string> {
+    this.digest ??= requestDigest(this.identity.target, this.identity.args);
+    return this.digest;
   }
 
   /**
@@ -79,9 +90,12 @@ export class InputRound {
   static async open(seal: RequestStateSeal, method: string, params: Record<string, unknown>): Promise<InputRound> {
     const given = params.inputResponses ?? {};
     if (!isPlainObject(given)) throw new RpcError(ErrorCode.InvalidParams, `${method}: inputResponses must be an object`);
-    const digest = await requestDigest(params.name ?? params.uri, params.arguments);
-    const earlier = params.requestState === undefined ? {} : (await seal.open(params.requestState, method, digest)).answers;
-    return new InputRound(seal, method, digest, { ...earlier, ...given });
+    const round = new InputRound(seal, method, { target: params.name ?? params.uri, args: params.arguments }, given);
+    if (params.requestState === undefined) return round;
+    const earlier = (await seal.open(params.requestState, method, await round.requestDigest())).answers;
+    // This retry's answers win over the sealed ones of the same key.
+    round.answers = { ...earlier, ...given };
+    return round;
   }
 
   /** A key for an input request the handler did not name: the same on every retry. */
@@ -115,7 +129,7 @@ export class InputRound {
 
   /** The `input_required` result for `signal`, sealing the answers used so far. */
   async result(signal: InputRequired): Promise<InputRequiredResult> {
-    const requestState = await this.seal.seal({ method: this.method, request: this.digest, answers: this.used });
+    const requestState = await this.seal.seal({ method: this.method, request: await this.requestDigest(), answers: this.used });
     return { resultType: "input_required", inputRequests: signal.requests, requestState };
   }
 }

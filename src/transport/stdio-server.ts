@@ -7,6 +7,7 @@ import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
 import { TransportLifecycle } from "./lifecycle.ts";
+import { TickCork } from "./tick-cork.ts";
 import type { Transport } from "./transport.ts";
 
 const utf8 = new TextEncoder();
@@ -47,6 +48,8 @@ export class StdioServerTransport implements Transport {
   private readonly stdin: Readable;
   private readonly stdout: Writable;
   private readonly decoder: LineDecoder;
+  /** Answers produced in one tick (many requests came in one chunk) leave in one write. */
+  private readonly cork: TickCork;
   private readonly life = new TransportLifecycle(this, "stdio server transport");
   private drain: Promise<void> | undefined;
 
@@ -66,6 +69,7 @@ export class StdioServerTransport implements Transport {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
     this.decoder = new LineDecoder({ maxLineBytes: options.maxLineBytes });
+    this.cork = new TickCork(this.stdout);
   }
 
   start(): Promise<void> {
@@ -88,6 +92,7 @@ export class StdioServerTransport implements Transport {
     if (this.stdout.destroyed || !this.stdout.writable) return Promise.reject(this.life.closedError());
     const text = encodeMessage(message);
     if (typeof text !== "string") return Promise.reject(text);
+    this.cork.hold();
     if (this.stdout.write(`${text}\n`)) return Promise.resolve();
     this.drain ??= new Promise<void>((resolve, reject) => {
       const done = (err?: Error): void => {

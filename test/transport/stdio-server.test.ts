@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { BridgeError } from "../../src/jsonrpc/errors.ts";
@@ -91,6 +91,32 @@ describe("StdioServerTransport over streams", () => {
     p.stdin.write('{"jsonrpc":"2.0","method":"ignored"}\n');
     await tick();
     assert.deepEqual(p.messages, []);
+  });
+
+  test("answers sent in the same tick leave in one write; a lone answer is written within the tick", async () => {
+    const stdin = new PassThrough();
+    const writes: string[][] = [];
+    const stdout = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        writes.push([chunk.toString("utf8")]);
+        done();
+      },
+      writev(chunks, done) {
+        writes.push(chunks.map((c) => (c.chunk as Buffer).toString("utf8")));
+        done();
+      },
+    });
+    const transport = new StdioServerTransport({ stdin, stdout });
+    await transport.start();
+    for (let id = 1; id <= 10; id++) void transport.send({ jsonrpc: "2.0", id, result: {} });
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    assert.equal(writes.length, 1, "one write for ten answers");
+    assert.deepEqual(writes[0]!.map((line) => (JSON.parse(line) as { id: number }).id), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    await transport.send({ jsonrpc: "2.0", id: 11, result: {} });
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    assert.equal(writes.length, 2);
+    assert.equal(writes[1]!.join(""), '{"jsonrpc":"2.0","id":11,"result":{}}\n');
+    await transport.close();
   });
 
   test("send waits for drain when stdout is full", async () => {

@@ -3,10 +3,11 @@
  * selects among them (scripts/conformance.ts). Nothing is started here.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { test } from "node:test";
 import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { clientCommand, RUNS, runFolder } from "../../scripts/conformance-runs.ts";
-import { selectRuns } from "../../scripts/conformance.ts";
+import { NODE22, ROOT, selectRuns } from "../../scripts/conformance.ts";
 
 test("six runs: 0.1.16 server and client, and 0.2 server and client under each requirement set", () => {
   assert.deepEqual(
@@ -39,8 +40,7 @@ test("an unknown run or argument is INVALID_PARAMS naming the runs there are", (
   assert.throws(() => selectRuns(["--only"]), invalid);
 });
 
-test("the client command is this Node running the fixture (the suite splits it on spaces and appends the URL)", () => {
+test("the client command is the pinned Node 22 running the fixture's source (the suite splits it on spaces and appends the URL)", () => {
   const parts = clientCommand().split(" ");
-  assert.equal(parts.at(-1)?.endsWith("fixtures/clients/conformance.ts"), true);
-  assert.equal(parts[0], process.execPath);
+  assert.deepEqual(parts, [NODE22, join(ROOT, "fixtures", "clients", "conformance.ts")]);
 });

@@ -15,17 +15,21 @@ import { readFile } from "node:fs/promises";
 import { formatProblem, MAX_CONFIG_FILE_BYTES } from "../config/parse-common.ts";
 import { parseJsonText, parseMcpJsonFile } from "../config/parse-files.ts";
 import type { ConfigProblem, McpServerConfig } from "../config/types.ts";
+import { CallForwarding } from "../gateway/forwarding.ts";
 import { ManagerProvider } from "../gateway/manager-provider.ts";
 import { errorMessage } from "../jsonrpc/errors.ts";
 import { DEFAULT_MAX_SERVERS, McpManager, type ServerStatus } from "../manager/manager.ts";
 import { McpServer } from "../mcp/server.ts";
 import type { StreamableHttpServer } from "../transport/http-server.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
-import { flag, onlyPositionals, UsageError, type ParsedArgs } from "./args.ts";
+import { flag, intFlag, onlyPositionals, UsageError, type ParsedArgs } from "./args.ts";
 import { ExitCode } from "./report.ts";
 import { packageVersion } from "./version.ts";
 
-const SYNOPSIS = "serve --config <file> (--stdio | --http 127.0.0.1:PORT) | serve --check --config <file>";
+const SYNOPSIS = "serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--health-interval ms] | serve --check --config <file>";
+
+/** Time between pings of each ready upstream, ms (docs/decisions.md N-fwd2). */
+const DEFAULT_HEALTH_INTERVAL_MS = 30_000;
 
 /** Hosts `--http` may bind: there is no inbound authentication yet (docs/decisions.md 128). */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
@@ -55,19 +59,26 @@ export async function runServe(args: ParsedArgs, io: { out: (text: string) => vo
   }
 
   const listen = listenFrom(args);
+  const healthIntervalMs = intFlag(args, "health-interval", DEFAULT_HEALTH_INTERVAL_MS);
   const { servers, problems } = await readServeConfig(file);
   for (const problem of problems) log(formatProblem(problem));
   if (problems.some((p) => p.severity === "error")) {
     log(`${file} has errors; nothing was started (see them all with: mcp-bridge serve --check --config ${file})`);
     return ExitCode.Usage;
   }
-  return serve(servers, listen, log);
+  return serve(servers, listen, healthIntervalMs, log);
 }
 
 /** Starts the upstreams, serves them until the downstream side ends, then stops everything. */
-async function serve(servers: McpServerConfig[], listen: Listen, log: (line: string) => void): Promise<number> {
+async function serve(servers: McpServerConfig[], listen: Listen, healthIntervalMs: number, log: (line: string) => void): Promise<number> {
   // processGuard: a crash or a signal still stops every child (manager/process-guard.ts).
-  const manager = new McpManager({ processGuard: true });
+  // What an upstream asks during a call goes to the client of that call (gateway/forwarding.ts).
+  const forwarding = new CallForwarding();
+  const manager = new McpManager({
+    processGuard: true,
+    clientFeatures: forwarding.clientFeatures,
+    health: { intervalMs: healthIntervalMs, timeoutMs: Math.min(5_000, Math.max(1_000, healthIntervalMs)) },
+  });
   manager.on("warning", (w) => log(`warning: ${w.message}`));
   let started = false;
   manager.on("state", (change) => {
@@ -88,7 +99,7 @@ async function serve(servers: McpServerConfig[], listen: Listen, log: (line: str
   let http: StreamableHttpServer | undefined;
   const server = new McpServer(
     { name: "mcp-bridge-serve", version: packageVersion() ?? "0.0.0" },
-    { providers: [new ManagerProvider(manager)], instructions: manager.instructions(), onProviderError: (e) => log(`upstream list failed: ${errorMessage(e)}`) },
+    { providers: [new ManagerProvider(manager, { forwarding })], instructions: manager.instructions(), onProviderError: (e) => log(`upstream list failed: ${errorMessage(e)}`) },
   );
   try {
     const statuses = await manager.connect(servers);

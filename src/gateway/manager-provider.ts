@@ -11,8 +11,19 @@ import { ToolNamer, UriNamespaces } from "../bridge/naming.ts";
 import type { BridgedContent, BridgedResult } from "../bridge/types.ts";
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { McpManager } from "../manager/manager.ts";
+import type { CallForwarding } from "./forwarding.ts";
 import type { ServerProvider, ProviderListener, ServingContext } from "../mcp/provider-types.ts";
 import type { CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool } from "../mcp/types.ts";
+
+/** Options of {@link ManagerProvider}. */
+export interface ManagerProviderOptions {
+  /**
+   * Routes what an upstream asks during a call (sampling, elicitation, roots) to the
+   * downstream client of that call; give the manager its `clientFeatures`. Without it such
+   * requests get whatever the manager's own `clientFeatures` answer.
+   */
+  forwarding?: CallForwarding;
+}
 
 /**
  * ```ts
@@ -27,9 +38,17 @@ export class ManagerProvider implements ServerProvider {
   private readonly uris = new UriNamespaces();
   /** Bridged tool name -> its server, as last listed: to put the URIs its results hold under that server. */
   private serverOfTool = new Map<string, string>();
+  private readonly forwarding: CallForwarding | undefined;
 
-  constructor(manager: McpManager) {
+  constructor(manager: McpManager, options: ManagerProviderOptions = {}) {
     this.manager = manager;
+    this.forwarding = options.forwarding;
+  }
+
+  /** Runs `work` as `ctx`'s call on `server` (see {@link CallForwarding.during}), or as it is without forwarding. */
+  private during<T>(server: string | undefined, ctx: ServingContext, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.forwarding === undefined || server === undefined) return work(ctx.signal);
+    return this.forwarding.during(server, ctx, work);
   }
 
   async listTools(): Promise<Tool[]> {
@@ -47,10 +66,10 @@ export class ManagerProvider implements ServerProvider {
   /** The manager's call: never throws; refusals and upstream failures are `isError` results. */
   async callTool(name: string, args: Record<string, unknown>, ctx: ServingContext): Promise<CallToolResult> {
     const onProgress = ctx.progressToken === undefined ? undefined : (p: { progress: number; total?: number; message?: string }) => void ctx.sendProgress(p.progress, p.total, p.message);
-    const result = callToolResultOf(await this.manager.callTool(name, args, { signal: ctx.signal, onProgress }));
+    const server = this.serverOfTool.get(name) ?? (await this.listTools(), this.serverOfTool.get(name));
+    const result = callToolResultOf(await this.during(server, ctx, (signal) => this.manager.callTool(name, args, { signal, onProgress })));
     // Resource links and embedded resources name the upstream's URIs: give the client the
     // gateway's, which it can read back (docs/decisions.md 126).
-    const server = this.serverOfTool.get(name) ?? (await this.listTools(), this.serverOfTool.get(name));
     if (server !== undefined) result.content = result.content.map((block) => this.wrapBlock(server, block));
     return result;
   }
@@ -78,7 +97,7 @@ export class ManagerProvider implements ServerProvider {
   async getPrompt(name: string, args: Record<string, string>, ctx: ServingContext): Promise<GetPromptResult> {
     const ref = this.prompts.resolve(name) ?? (await this.listPrompts(), this.prompts.resolve(name));
     if (ref === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(name)}`);
-    return this.manager.getPrompt(ref.server, ref.tool, args, { signal: ctx.signal });
+    return this.during(ref.server, ctx, (signal) => this.manager.getPrompt(ref.server, ref.tool, args, { signal }));
   }
 
   async listResources(): Promise<Resource[]> {
@@ -88,7 +107,7 @@ export class ManagerProvider implements ServerProvider {
   async readResource(uri: string, ctx: ServingContext): Promise<ReadResourceResult> {
     const ref = this.uris.unwrap(uri);
     if (ref === undefined) throw new RpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
-    const result = await this.manager.readResource(ref.namespace, ref.uri, { signal: ctx.signal });
+    const result = await this.during(ref.namespace, ctx, (signal) => this.manager.readResource(ref.namespace, ref.uri, { signal }));
     return { ...result, contents: result.contents.map((c) => ({ ...c, uri: this.uris.wrap(ref.namespace, c.uri) })) };
   }
 

@@ -124,10 +124,16 @@ export class ManagerProvider implements ServerProvider {
     return this.manager.complete(target.namespace, { ...params, ref: { ...ref, uri: target.uri } }, { signal: ctx.signal });
   }
 
-  /** Tool changes as the manager reports them; prompts and resources whenever a server changes state. */
+  /**
+   * Tool changes as the manager reports them (it lists the tools afresh first, and reports
+   * only a real change); prompts and resources when an upstream says they changed, or
+   * whenever one becomes ready or stops being so. The server then sends its own
+   * `list_changed` to its clients, never the upstream's notification.
+   */
   subscribe(listener: ProviderListener): () => void {
     const ends = [
       this.manager.on("toolsChanged", () => listener.listChanged("tools")),
+      this.manager.on("listChanged", (change) => listener.listChanged(change.list)),
       this.manager.on("state", (change) => {
         if (change.to !== "ready" && change.from !== "ready") return;
         listener.listChanged("prompts");

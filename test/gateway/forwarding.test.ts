@@ -5,11 +5,14 @@
  * downstream clients with calls in flight at the same time.
  */
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { CallForwarding } from "../../src/gateway/forwarding.ts";
 import { RpcError } from "../../src/jsonrpc/errors.ts";
 import type { ClientHandlers } from "../../src/mcp/client.ts";
-import { until } from "../helpers/wait.ts";
+import { until, within } from "../helpers/wait.ts";
 import { fixtureEntry, startServeHttp, textOf } from "./serve-helpers.ts";
 
 /** A promise and its resolver, to hold a handler until the other client's call is in flight. */
@@ -120,4 +123,56 @@ test("outside any call, an upstream's question is refused with a clear error", a
   });
   const params = { messages: [], maxTokens: 1 };
   await assert.rejects(Promise.resolve(forwarding.clientFeatures.sampling!(params, { server: "fs", signal })), /sampling\/createMessage: .*no call is running/);
+});
+
+test("progress comes down to the caller's token, and a cancelled call is cancelled upstream", { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-fwd-"));
+  const received = join(dir, "received.log");
+  const serve = await startServeHttp({ echo: fixtureEntry("echo.ts"), hang: fixtureEntry("faulty.ts", ["--hang-calls", "--log-received", received]) });
+  try {
+    const client = await serve.connect({ era: "legacy" });
+    const seen: string[] = [];
+    const done = await client.callTool("mcp__echo__slow_progress", { steps: 3, delayMs: 1 }, { onProgress: (p) => seen.push(`${p.progress}/${p.total}`) });
+    assert.equal(textOf(done), "done after 3 steps");
+    assert.deepEqual(seen, ["1/3", "2/3", "3/3"]);
+
+    const abort = new AbortController();
+    const call = client.callTool("mcp__hang__echo", { text: "never" }, { signal: abort.signal });
+    call.catch(() => undefined); // awaited below
+    const log = (): string => (existsSync(received) ? readFileSync(received, "utf8") : "");
+    await until(() => log().includes("tools/call echo"), "the call to reach the upstream");
+    abort.abort();
+    await assert.rejects(call);
+    await until(() => log().includes("notifications/cancelled"), "the upstream to be told of the cancellation");
+  } finally {
+    assert.deepEqual(await serve.stop(), [0, null]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a cancelled call withdraws the question its upstream had put to the client", { timeout: 120_000 }, async () => {
+  const serve = await startServeHttp({ a: fixtureEntry("client-features.ts") });
+  try {
+    const asked = gate();
+    const withdrawn = gate();
+    const client = await serve.connect({
+      era: "legacy",
+      handlers: {
+        elicitation: (_params, ctx) =>
+          new Promise((_resolve, reject) => {
+            asked.open();
+            ctx.signal.addEventListener("abort", () => (withdrawn.open(), reject(new Error("withdrawn"))), { once: true });
+          }),
+      },
+    });
+    const abort = new AbortController();
+    const call = client.callTool("mcp__a__elicit", { mode: "form" }, { signal: abort.signal });
+    call.catch(() => undefined); // awaited below
+    await within(asked.opened, "the upstream's question to reach the client");
+    abort.abort();
+    await assert.rejects(call);
+    await within(withdrawn.opened, "the question to be withdrawn (notifications/cancelled from serve)");
+  } finally {
+    assert.deepEqual(await serve.stop(), [0, null]);
+  }
 });

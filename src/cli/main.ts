@@ -24,7 +24,7 @@ commands
   demo                            start the bundled fixture servers and call one tool
   acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]
                                   the reference ACP agent on stdio
-  serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--health-interval ms]
+  serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--health-interval ms] [--no-namespace]
                                   one MCP server in front of every server of <file>: tools as
                                   mcp__<server>__<tool>; ends (upstreams stopped) at stdin's end or SIGTERM
   serve --check --config <file>   print every problem of <file> for serving; exit 2 on an error
@@ -64,7 +64,7 @@ exit codes
 
 const SPEC = {
   valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset", "auth-timeout", "http", "health-interval"],
-  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify", "open", "stdio", "check"],
+  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify", "open", "stdio", "check", "no-namespace"],
 };
 
 /** The process's terminal: stdout's width, and in-place progress when stderr is a terminal. */

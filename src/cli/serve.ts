@@ -26,7 +26,7 @@ import { flag, intFlag, onlyPositionals, UsageError, type ParsedArgs } from "./a
 import { ExitCode } from "./report.ts";
 import { packageVersion } from "./version.ts";
 
-const SYNOPSIS = "serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--health-interval ms] | serve --check --config <file>";
+const SYNOPSIS = "serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--health-interval ms] [--no-namespace] | serve --check --config <file>";
 
 /** Time between pings of each ready upstream, ms (docs/decisions.md N-fwd2). */
 const DEFAULT_HEALTH_INTERVAL_MS = 30_000;
@@ -59,25 +59,34 @@ export async function runServe(args: ParsedArgs, io: { out: (text: string) => vo
   }
 
   const listen = listenFrom(args);
-  const healthIntervalMs = intFlag(args, "health-interval", DEFAULT_HEALTH_INTERVAL_MS);
+  const options: ServeOptions = { healthIntervalMs: intFlag(args, "health-interval", DEFAULT_HEALTH_INTERVAL_MS), namespaced: !args.flags.has("no-namespace") };
   const { servers, problems } = await readServeConfig(file);
   for (const problem of problems) log(formatProblem(problem));
   if (problems.some((p) => p.severity === "error")) {
     log(`${file} has errors; nothing was started (see them all with: mcp-bridge serve --check --config ${file})`);
     return ExitCode.Usage;
   }
-  return serve(servers, listen, healthIntervalMs, log);
+  if (!options.namespaced && servers.length !== 1) throw new UsageError(`--no-namespace serves one upstream under its own names; ${file} has ${servers.length}`);
+  return serve(servers, listen, options, log);
+}
+
+/** How to serve, beyond where. */
+interface ServeOptions {
+  healthIntervalMs: number;
+  /** False (`--no-namespace`): the one upstream's names as they are (docs/decisions.md N-fwd4). */
+  namespaced: boolean;
 }
 
 /** Starts the upstreams, serves them until the downstream side ends, then stops everything. */
-async function serve(servers: McpServerConfig[], listen: Listen, healthIntervalMs: number, log: (line: string) => void): Promise<number> {
+async function serve(servers: McpServerConfig[], listen: Listen, options: ServeOptions, log: (line: string) => void): Promise<number> {
   // processGuard: a crash or a signal still stops every child (manager/process-guard.ts).
   // What an upstream asks during a call goes to the client of that call (gateway/forwarding.ts).
   const forwarding = new CallForwarding();
   const manager = new McpManager({
     processGuard: true,
     clientFeatures: forwarding.clientFeatures,
-    health: { intervalMs: healthIntervalMs, timeoutMs: Math.min(5_000, Math.max(1_000, healthIntervalMs)) },
+    health: { intervalMs: options.healthIntervalMs, timeoutMs: Math.min(5_000, Math.max(1_000, options.healthIntervalMs)) },
+    ...(options.namespaced ? {} : { naming: (_prefix: string, tool: string) => tool }),
   });
   manager.on("warning", (w) => log(`warning: ${w.message}`));
   let started = false;
@@ -99,7 +108,7 @@ async function serve(servers: McpServerConfig[], listen: Listen, healthIntervalM
   let http: StreamableHttpServer | undefined;
   const server = new McpServer(
     { name: "mcp-bridge-serve", version: packageVersion() ?? "0.0.0" },
-    { providers: [new ManagerProvider(manager, { forwarding })], instructions: manager.instructions(), onProviderError: (e) => log(`upstream list failed: ${errorMessage(e)}`) },
+    { providers: [new ManagerProvider(manager, { forwarding, namespaced: options.namespaced })], instructions: manager.instructions(), onProviderError: (e) => log(`upstream list failed: ${errorMessage(e)}`) },
   );
   try {
     const statuses = await manager.connect(servers);

@@ -9,6 +9,10 @@
  * two different clients in flight on one shared upstream connection: refused too, as the
  * gateway cannot tell whose call asked and must never show one client another's question.
  *
+ * An upstream's log messages (`notifications/message`) go the same way while a call runs on
+ * it, as the text the manager made of them (redacted); outside a call, or with no telling whose
+ * call it is, they stay in the manager's log.
+ *
  * A stateless (2026-07-28) downstream client answers in a later round: its question ends the
  * downstream request with `input_required`, so the upstream call is cancelled, and the
  * retry calls the upstream again, whose same question (same upstream, method and order, so
@@ -16,9 +20,12 @@
  */
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { ClientFeatures } from "../manager/client-features.ts";
+import type { LogEntry } from "../manager/events.ts";
 import { InputRequired, type InputRequest } from "../mcp/input-round.ts";
 import type { ServingContext } from "../mcp/provider-types.ts";
-import { McpMethod, type CreateMessageResult, type ElicitResult, type Root } from "../mcp/types.ts";
+import { McpMethod, type CreateMessageResult, type ElicitResult, type LoggingLevel, type Root } from "../mcp/types.ts";
+
+const LEVELS: ReadonlySet<string> = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
 
 /** One downstream call in flight on an upstream. */
 interface ActiveCall {
@@ -76,6 +83,19 @@ export class CallForwarding {
       calls.delete(call);
       if (calls.size === 0) this.active.delete(server);
     }
+  }
+
+  /**
+   * Passes an upstream's log message (a manager `log` event from the server itself) to the
+   * client whose call is in flight there, under that client's log level. Anything else is
+   * left alone.
+   */
+  relayLog(entry: LogEntry): void {
+    if (entry.source !== "server" || !LEVELS.has(entry.level)) return;
+    const calls = [...(this.active.get(entry.server) ?? [])];
+    const last = calls.at(-1);
+    if (last === undefined || calls.some((c) => c.ctx.session !== last.ctx.session)) return;
+    void last.ctx.log(entry.level as LoggingLevel, entry.message, entry.logger).catch(() => undefined);
   }
 
   /** One upstream question, asked of the client whose call is in flight on `server`. */

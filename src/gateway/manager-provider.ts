@@ -23,6 +23,12 @@ export interface ManagerProviderOptions {
    * requests get whatever the manager's own `clientFeatures` answer.
    */
   forwarding?: CallForwarding;
+  /**
+   * Default true. False serves a manager of exactly one server under that server's own names:
+   * prompts and resource URIs as it gives them (give the manager a `naming` that keeps tool
+   * names too), as a proxy in front of one server does (docs/decisions.md N-fwd4).
+   */
+  namespaced?: boolean;
 }
 
 /**
@@ -39,10 +45,35 @@ export class ManagerProvider implements ServerProvider {
   /** Bridged tool name -> its server, as last listed: to put the URIs its results hold under that server. */
   private serverOfTool = new Map<string, string>();
   private readonly forwarding: CallForwarding | undefined;
+  private readonly namespaced: boolean;
 
   constructor(manager: McpManager, options: ManagerProviderOptions = {}) {
     this.manager = manager;
     this.forwarding = options.forwarding;
+    this.namespaced = options.namespaced ?? true;
+  }
+
+  /** A URI of `server` as the client sees it. */
+  private wrapUri(server: string, uri: string): string {
+    return this.namespaced ? this.uris.wrap(server, uri) : uri;
+  }
+
+  /** The server and its own URI behind a URI the client gave. */
+  private unwrapUri(uri: string): { namespace: string; uri: string } | undefined {
+    return this.namespaced ? this.uris.unwrap(uri) : { namespace: this.soleServer(), uri };
+  }
+
+  /** The server and its own name behind a prompt name the client gave. */
+  private async promptRef(name: string): Promise<{ server: string; tool: string } | undefined> {
+    if (!this.namespaced) return { server: this.soleServer(), tool: name };
+    return this.prompts.resolve(name) ?? (await this.listPrompts(), this.prompts.resolve(name));
+  }
+
+  /** The one server of an unnamespaced provider; -32603 when the manager has another count. */
+  private soleServer(): string {
+    const servers = this.manager.status();
+    if (servers.length !== 1) throw new RpcError(ErrorCode.InternalError, `a ManagerProvider with namespaced: false serves exactly one server; its manager has ${servers.length}`);
+    return servers[0]!.name;
   }
 
   /** Runs `work` as `ctx`'s call on `server` (see {@link CallForwarding.during}), or as it is without forwarding. */
@@ -76,6 +107,7 @@ export class ManagerProvider implements ServerProvider {
 
   /** A content block with its resource URI under `server` (other blocks as they are). */
   private wrapBlock(server: string, block: ContentBlock): ContentBlock {
+    if (!this.namespaced) return block;
     if (block.type === "resource_link") return { ...block, uri: this.uris.wrap(server, block.uri) };
     if (block.type === "resource") return { ...block, resource: { ...block.resource, uri: this.uris.wrap(server, block.resource.uri) } };
     return block;
@@ -87,6 +119,7 @@ export class ManagerProvider implements ServerProvider {
       byServer.set(server, [...(byServer.get(server) ?? []), prompt]);
     }
     const out: Prompt[] = [];
+    if (!this.namespaced) return [...byServer.values()].flat();
     for (const [server, prompts] of byServer) {
       const names = this.prompts.assign(server, prompts);
       for (const p of prompts) out.push({ ...p, name: names.get(p.name)! });
@@ -95,31 +128,31 @@ export class ManagerProvider implements ServerProvider {
   }
 
   async getPrompt(name: string, args: Record<string, string>, ctx: ServingContext): Promise<GetPromptResult> {
-    const ref = this.prompts.resolve(name) ?? (await this.listPrompts(), this.prompts.resolve(name));
+    const ref = await this.promptRef(name);
     if (ref === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(name)}`);
     return this.during(ref.server, ctx, (signal) => this.manager.getPrompt(ref.server, ref.tool, args, { signal }));
   }
 
   async listResources(): Promise<Resource[]> {
-    return (await this.manager.listResources()).map(({ server, ...r }) => ({ ...r, uri: this.uris.wrap(server, r.uri) }));
+    return (await this.manager.listResources()).map(({ server, ...r }) => ({ ...r, uri: this.wrapUri(server, r.uri) }));
   }
 
   async readResource(uri: string, ctx: ServingContext): Promise<ReadResourceResult> {
-    const ref = this.uris.unwrap(uri);
+    const ref = this.unwrapUri(uri);
     if (ref === undefined) throw new RpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
     const result = await this.during(ref.namespace, ctx, (signal) => this.manager.readResource(ref.namespace, ref.uri, { signal }));
-    return { ...result, contents: result.contents.map((c) => ({ ...c, uri: this.uris.wrap(ref.namespace, c.uri) })) };
+    return { ...result, contents: result.contents.map((c) => ({ ...c, uri: this.wrapUri(ref.namespace, c.uri) })) };
   }
 
   /** Completion of an upstream's prompt argument (or resource template variable), asked of that server. */
   async complete(params: CompleteRequestParams, ctx: ServingContext): Promise<CompleteResult> {
     const ref = params.ref;
     if (ref.type === "ref/prompt") {
-      const target = this.prompts.resolve(ref.name) ?? (await this.listPrompts(), this.prompts.resolve(ref.name));
+      const target = await this.promptRef(ref.name);
       if (target === undefined) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${JSON.stringify(ref.name)}`);
       return this.manager.complete(target.server, { ...params, ref: { ...ref, name: target.tool } }, { signal: ctx.signal });
     }
-    const target = this.uris.unwrap(ref.uri);
+    const target = this.unwrapUri(ref.uri);
     if (target === undefined) throw new RpcError(ErrorCode.InvalidParams, `completion/complete: unknown reference ${JSON.stringify(ref)}`);
     return this.manager.complete(target.namespace, { ...params, ref: { ...ref, uri: target.uri } }, { signal: ctx.signal });
   }
@@ -134,6 +167,8 @@ export class ManagerProvider implements ServerProvider {
     const ends = [
       this.manager.on("toolsChanged", () => listener.listChanged("tools")),
       this.manager.on("listChanged", (change) => listener.listChanged(change.list)),
+      // An upstream's log messages during a call go to that call's client (gateway/forwarding.ts).
+      this.manager.on("log", (entry) => this.forwarding?.relayLog(entry)),
       this.manager.on("state", (change) => {
         if (change.to !== "ready" && change.from !== "ready") return;
         listener.listChanged("prompts");

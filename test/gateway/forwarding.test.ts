@@ -176,3 +176,24 @@ test("a cancelled call withdraws the question its upstream had put to the client
     assert.deepEqual(await serve.stop(), [0, null]);
   }
 });
+
+test("a client that ends its session mid-call has the call cancelled upstream", { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-fwd-"));
+  const received = join(dir, "received.log");
+  const serve = await startServeHttp({ hang: fixtureEntry("faulty.ts", ["--hang-calls", "--log-received", received]) });
+  try {
+    const leaving = await serve.connect({ era: "legacy" });
+    const call = leaving.callTool("mcp__hang__echo", { text: "never" });
+    call.catch(() => undefined); // it fails when the client closes; that is not the point here
+    const log = (): string => (existsSync(received) ? readFileSync(received, "utf8") : "");
+    await until(() => log().includes("tools/call echo"), "the call to reach the upstream");
+    await leaving.close(); // DELETE: the session ends with the call in flight
+    await until(() => log().includes("notifications/cancelled"), "the upstream to be told of the cancellation");
+    // serve still serves others.
+    const next = await serve.connect({ era: "legacy" });
+    assert.ok((await next.listTools()).some((t) => t.name === "mcp__hang__echo"));
+  } finally {
+    assert.deepEqual(await serve.stop(), [0, null]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

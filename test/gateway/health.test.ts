@@ -64,7 +64,7 @@ test("an upstream that stops answering mid-call fails its pings, is restarted, a
     assert.equal(textOf(await client.callTool("mcp__echo__echo", { text: "meanwhile" })), "meanwhile");
     const result = await hung;
     assert.equal(result.isError, true);
-    assert.match(textOf(result), /MCP server "silent" is not connected/);
+    assert.match(textOf(result), /The connection to MCP server "silent" closed before tool "echo" answered, so it may or may not have run/);
     assert.match(serve.stderr(), /upstream "silent" is restarting/);
     assert.equal(textOf(await client.callTool("mcp__echo__echo", { text: "after" })), "after");
   } finally {

@@ -31,6 +31,14 @@ const SYNOPSIS = "serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--hea
 /** Time between pings of each ready upstream, ms (docs/decisions.md N-fwd2). */
 const DEFAULT_HEALTH_INTERVAL_MS = 30_000;
 
+/**
+ * The server's bound on each provider answer. The manager already bounds every upstream
+ * request (`timeout`, `toolTimeout` reset by progress, under the peer's 10-minute hard cap),
+ * with clearer errors, so this only catches what it would not: the server's 60-second default
+ * would cut long tools and calls waiting on a person's elicitation (docs/decisions.md N-fwd2).
+ */
+const PROVIDER_TIMEOUT_MS = 605_000;
+
 /** Hosts `--http` may bind: there is no inbound authentication yet (docs/decisions.md 128). */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
@@ -108,7 +116,7 @@ async function serve(servers: McpServerConfig[], listen: Listen, options: ServeO
   let http: StreamableHttpServer | undefined;
   const server = new McpServer(
     { name: "mcp-bridge-serve", version: packageVersion() ?? "0.0.0" },
-    { providers: [new ManagerProvider(manager, { forwarding, namespaced: options.namespaced })], instructions: manager.instructions(), onProviderError: (e) => log(`upstream list failed: ${errorMessage(e)}`) },
+    { providers: [new ManagerProvider(manager, { forwarding, namespaced: options.namespaced })], instructions: manager.instructions(), providerTimeoutMs: PROVIDER_TIMEOUT_MS, onProviderError: (e) => log(`upstream list failed: ${errorMessage(e)}`) },
   );
   try {
     const statuses = await manager.connect(servers);

@@ -92,9 +92,8 @@ export class CallForwarding {
    */
   relayLog(entry: LogEntry): void {
     if (entry.source !== "server" || !LEVELS.has(entry.level)) return;
-    const calls = [...(this.active.get(entry.server) ?? [])];
-    const last = calls.at(-1);
-    if (last === undefined || calls.some((c) => c.ctx.session !== last.ctx.session)) return;
+    const { last, clients } = this.running(entry.server);
+    if (last === undefined || clients > 1) return;
     void last.ctx.log(entry.level as LoggingLevel, entry.message, entry.logger).catch(() => undefined);
   }
 
@@ -116,20 +115,32 @@ export class CallForwarding {
 
   /** The call a question of `server` belongs to; RpcError when there is none, or no telling which. */
   private callFor(server: string, method: string): ActiveCall {
-    const calls = [...(this.active.get(server) ?? [])];
-    const last = calls.at(-1);
+    const { last, clients } = this.running(server);
     if (last === undefined) {
       throw new RpcError(
         ErrorCode.InvalidRequest,
         `${method}: mcp-bridge serve forwards this to the client whose call is running on this server, and no call is running; ask during a tool call`,
       );
     }
-    if (calls.some((c) => c.ctx.session !== last.ctx.session)) {
+    if (clients > 1) {
       throw new RpcError(
         ErrorCode.InvalidRequest,
-        `${method}: calls of ${new Set(calls.map((c) => c.ctx.session)).size} clients are running on this server through one connection, and nothing tells whose call asked; mcp-bridge serve asks no client another client's question`,
+        `${method}: calls of ${clients} clients are running on this server through one connection, and nothing tells whose call asked; mcp-bridge serve asks no client another client's question`,
       );
     }
     return last;
+  }
+
+  /** The latest call in flight on `server`, and how many downstream clients have calls there. */
+  private running(server: string): { last: ActiveCall | undefined; clients: number } {
+    const calls = this.active.get(server);
+    if (calls === undefined) return { last: undefined, clients: 0 };
+    const sessions = new Set<unknown>();
+    let last: ActiveCall | undefined;
+    for (const call of calls) {
+      sessions.add(call.ctx.session);
+      last = call;
+    }
+    return { last, clients: sessions.size };
   }
 }

@@ -1,9 +1,11 @@
 /**
- * The six runs of `npm run conformance` and how each is driven: which suite, which leg, which
+ * The seven runs of `npm run conformance` and how each is driven: which suite, which leg, which
  * requirement set, what it is given to test, and where its results land. Each run returns a
  * `RunOutcome` for conformance-verdict.ts; nothing here decides pass or fail.
  *
- * Server runs test fixtures/servers/conformance.ts on 127.0.0.1 (a fresh one per run). Client
+ * Server runs test fixtures/servers/conformance.ts on 127.0.0.1 (a fresh one per run); the
+ * `serve` run tests it through `mcp-bridge serve --no-namespace` in front of it, so the suite
+ * sees the gateway's forwarding (progress, logs, sampling, elicitation) and names. Client
  * runs start fixtures/clients/conformance.ts from the suite, inside a private network
  * namespace, since the suite's scenario servers bind every interface (scripts/netns.ts).
  */
@@ -23,6 +25,8 @@ export interface RunSpec {
   suite: SuiteVersion;
   leg: Leg;
   requirements?: "2025-11-25" | "2026-07-28";
+  /** Server leg: the fixture is reached through `mcp-bridge serve` (one upstream, its own names). */
+  through?: "serve";
 }
 
 export const RUNS: readonly RunSpec[] = [
@@ -32,6 +36,7 @@ export const RUNS: readonly RunSpec[] = [
   { id: "0.2/server/2026-07-28", suite: "0.2", leg: "server", requirements: "2026-07-28" },
   { id: "0.2/client/2025-11-25", suite: "0.2", leg: "client", requirements: "2025-11-25" },
   { id: "0.2/client/2026-07-28", suite: "0.2", leg: "client", requirements: "2026-07-28" },
+  { id: "0.2/serve/2025-11-25", suite: "0.2", leg: "server", requirements: "2025-11-25", through: "serve" },
 ];
 
 /**
@@ -98,6 +103,21 @@ async function startOurServer(groups: ProcessGroups, logFile: string): Promise<{
   }
 }
 
+/** `mcp-bridge serve --http` in front of the server at `upstream`: one trusted upstream, under its own names. */
+async function startServeInFront(groups: ProcessGroups, upstream: string, dir: string): Promise<{ server: Started; url: string }> {
+  const config = join(dir, "serve-config.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { conformance: { url: upstream, trust: "trusted" } } }, null, 2));
+  const args = ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "serve", "--config", config, "--http", "127.0.0.1:0", "--no-namespace"];
+  const server = groups.start("mcp-bridge serve", process.execPath, args, { cwd: ROOT });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const m = /serving 1 upstream\(s\) at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(server.output());
+    if (m !== null) return { server, url: m[1] as string };
+    if (server.child.exitCode !== null || Date.now() > deadline) throw new Error(`mcp-bridge serve did not start:\n${server.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 function selection(spec: RunSpec): string[] {
   return spec.requirements !== undefined ? ["--requirements", spec.requirements] : ["--suite", "all"];
 }
@@ -108,13 +128,25 @@ export async function runServer(groups: ProcessGroups, spec: RunSpec, resultsDir
   const outDir = join(resultsDir, name);
   mkdirSync(outDir, { recursive: true });
   const listed = listScenarios(spec);
-  const { server, url } = await startOurServer(groups, join(resultsDir, `${name}-our-server.log`));
+  const { server, url: fixtureUrl } = await startOurServer(groups, join(resultsDir, `${name}-our-server.log`));
+  let gateway: Started | undefined;
+  let url = fixtureUrl;
+  try {
+    if (spec.through === "serve") ({ server: gateway, url } = await startServeInFront(groups, fixtureUrl, outDir));
+  } catch (err) {
+    await groups.stop(server);
+    throw err;
+  }
   const suite = groups.start(`conformance ${spec.id}`, NODE22, [suiteJs(spec.suite), "server", "--url", url, ...selection(spec), "-o", outDir], {
     cwd: INTEROP_DIR,
     env: node22Env(),
   });
   const { code, timedOut } = await finish(groups, suite, SERVER_RUN_TIMEOUT_MS);
   writeFileSync(join(resultsDir, `${name}.log`), suite.output());
+  if (gateway !== undefined) {
+    await groups.stop(gateway);
+    writeFileSync(join(resultsDir, `${name}-serve.log`), gateway.output());
+  }
   await groups.stop(server);
   writeFileSync(join(resultsDir, `${name}-our-server.log`), server.output());
 

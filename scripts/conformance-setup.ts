@@ -34,7 +34,7 @@ export function ensureInteropPackage(): void {
     existsSync(join(MODULES, ".package-lock.json")) &&
     existsSync(NODE22) &&
     SUITE_VERSIONS.every((v) => existsSync(suiteJs(v))) &&
-    existsSync(join(MODULES, "@modelcontextprotocol", "server-everything", "dist", "index.js"));
+    ["server-everything/dist/index.js", "server-filesystem/dist/index.js", "inspector-cli/build/index.js"].every((f) => existsSync(join(MODULES, "@modelcontextprotocol", f)));
   if (!installed) {
     process.stderr.write("installing scripts/interop (npm ci)...\n");
     const r = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: INTEROP_DIR, encoding: "utf8", timeout: 300_000 });

@@ -17,7 +17,9 @@
  * (scripts/interop-acp.ts) runs and prints its own table: the ACP SDK as the editor against
  * our reference agent. Last, the SDK interop (scripts/interop-sdk.ts, also 127.0.0.1 only): the
  * official MCP SDK's client against our server and our client against a server built on that
- * SDK. Any run failing exits 1.
+ * SDK. Then the gateway interop (scripts/interop-serve.ts, 127.0.0.1 only): the SDK client and
+ * the MCP Inspector CLI against `mcp-bridge serve` in front of server-everything and
+ * server-filesystem. Any run failing exits 1.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
@@ -34,6 +36,7 @@ import type { Transport } from "../src/transport/transport.ts";
 import { ensureInteropPackage, finish, formatTable, INTEROP_DIR, NODE22, node22Env, ROOT } from "./conformance.ts";
 import { runAcpInterop } from "./interop-acp.ts";
 import { interopClient, runSdkInterop } from "./interop-sdk.ts";
+import { runServeInterop } from "./interop-serve.ts";
 import { assertNetnsAvailable, inNetns, processGroupsForScript, ProcessGroups, type Started } from "./netns.ts";
 
 const EVERYTHING_JS = join(INTEROP_DIR, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
@@ -294,10 +297,11 @@ async function outside(): Promise<number> {
   const run = groups.start("interop (netns)", command, args, { cwd: ROOT }, true);
   const { code, timedOut } = await finish(groups, run, 300_000);
   if (timedOut) process.stdout.write("FAIL interop timed out after 300 s\n");
-  // Runs whatever the MCP interop gave, so that one run reports all three.
+  // Runs whatever the MCP interop gave, so that one run reports all four.
   const acp = await runAcpInterop();
   const sdk = await runSdkInterop();
-  return code === 0 && !timedOut && acp === 0 && sdk === 0 ? 0 : 1;
+  const gateway = await runServeInterop();
+  return code === 0 && !timedOut && acp === 0 && sdk === 0 && gateway === 0 ? 0 : 1;
 }
 
 const entry = process.argv[1];

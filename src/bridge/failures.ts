@@ -71,6 +71,13 @@ export function fromError(err: unknown, context: { server: string; tool: string 
         );
       }
       case "CLOSED":
+        // The connection closed under the call (a crash, a restart after failed health checks),
+        // or before it was sent: which one, nothing tells, so the model must not assume either.
+        return errorResult(
+          "unavailable",
+          `The connection to ${server} closed before ${tool} answered, so it may or may not have run; the server may be restarting. ` +
+            "Check whether the action took effect before retrying.",
+        );
       case "NOT_CONNECTED":
         return errorResult("unavailable", `${server} is not connected, so ${tool} did not run. Retrying later may work.`);
       case "SPAWN_FAILED":

@@ -25,6 +25,7 @@ commands
   acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]
                                   the reference ACP agent on stdio
   serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--rate-limit <calls a minute>|off]
+        [--health-interval ms] [--no-namespace]
                                   one MCP server in front of every server of <file>: tools as
                                   mcp__<server>__<tool>; ends (upstreams stopped) at stdin's end or SIGTERM;
                                   calls per upstream are limited to 100 a minute unless --rate-limit says otherwise
@@ -64,8 +65,8 @@ exit codes
   5  protocol error: the server answered with a JSON-RPC error, or with something that is not MCP`;
 
 const SPEC = {
-  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset", "auth-timeout", "http", "rate-limit"],
-  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify", "open", "stdio", "check"],
+  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset", "auth-timeout", "http", "rate-limit", "health-interval"],
+  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify", "open", "stdio", "check", "no-namespace"],
 };
 
 /** The process's terminal: stdout's width, and in-place progress when stderr is a terminal. */

@@ -15,17 +15,29 @@ import { readFile } from "node:fs/promises";
 import { formatProblem, MAX_CONFIG_FILE_BYTES } from "../config/parse-common.ts";
 import { parseJsonText, parseMcpJsonFile } from "../config/parse-files.ts";
 import type { ConfigProblem, McpServerConfig } from "../config/types.ts";
+import { CallForwarding } from "../gateway/forwarding.ts";
 import { ManagerProvider } from "../gateway/manager-provider.ts";
 import { errorMessage } from "../jsonrpc/errors.ts";
 import { DEFAULT_MAX_SERVERS, McpManager, type McpManagerOptions, type ServerStatus } from "../manager/manager.ts";
 import { McpServer } from "../mcp/server.ts";
 import type { StreamableHttpServer } from "../transport/http-server.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
-import { flag, onlyPositionals, UsageError, type ParsedArgs } from "./args.ts";
+import { flag, intFlag, onlyPositionals, UsageError, type ParsedArgs } from "./args.ts";
 import { ExitCode } from "./report.ts";
 import { packageVersion } from "./version.ts";
 
-const SYNOPSIS = "serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--rate-limit N|off] | serve --check --config <file>";
+const SYNOPSIS = "serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--rate-limit N|off] [--health-interval ms] [--no-namespace] | serve --check --config <file>";
+
+/** Time between pings of each ready upstream, ms (docs/decisions.md 139). */
+const DEFAULT_HEALTH_INTERVAL_MS = 30_000;
+
+/**
+ * The server's bound on each provider answer. The manager already bounds every upstream
+ * request (`timeout`, `toolTimeout` reset by progress, under the peer's 10-minute hard cap),
+ * with clearer errors, so this only catches what it would not: the server's 60-second default
+ * would cut long tools and calls waiting on a person's elicitation (docs/decisions.md 139).
+ */
+const PROVIDER_TIMEOUT_MS = 605_000;
 
 /** Hosts `--http` may bind: there is no inbound authentication yet (docs/decisions.md 128). */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
@@ -55,13 +67,19 @@ export async function runServe(args: ParsedArgs, io: { out: (text: string) => vo
   }
 
   const listen = listenFrom(args);
+  const options: ServeOptions = {
+    healthIntervalMs: intFlag(args, "health-interval", DEFAULT_HEALTH_INTERVAL_MS),
+    namespaced: !args.flags.has("no-namespace"),
+    rateLimit: rateLimitFrom(args),
+  };
   const { servers, problems } = await readServeConfig(file);
   for (const problem of problems) log(formatProblem(problem));
   if (problems.some((p) => p.severity === "error")) {
     log(`${file} has errors; nothing was started (see them all with: mcp-bridge serve --check --config ${file})`);
     return ExitCode.Usage;
   }
-  return serve(servers, listen, rateLimitFrom(args), log);
+  if (!options.namespaced && servers.length !== 1) throw new UsageError(`--no-namespace serves one upstream under its own names; ${file} has ${servers.length}`);
+  return serve(servers, listen, options, log);
 }
 
 /**
@@ -77,10 +95,27 @@ function rateLimitFrom(args: ParsedArgs): McpManagerOptions["rateLimit"] {
   return { callsPerMinute: n };
 }
 
+/** How to serve, beyond where. */
+interface ServeOptions {
+  healthIntervalMs: number;
+  /** False (`--no-namespace`): the one upstream's names as they are (docs/decisions.md 141). */
+  namespaced: boolean;
+  /** The manager's per-upstream bucket (`--rate-limit`); undefined: its default. */
+  rateLimit: McpManagerOptions["rateLimit"];
+}
+
 /** Starts the upstreams, serves them until the downstream side ends, then stops everything. */
-async function serve(servers: McpServerConfig[], listen: Listen, rateLimit: McpManagerOptions["rateLimit"], log: (line: string) => void): Promise<number> {
+async function serve(servers: McpServerConfig[], listen: Listen, options: ServeOptions, log: (line: string) => void): Promise<number> {
   // processGuard: a crash or a signal still stops every child (manager/process-guard.ts).
-  const manager = new McpManager({ processGuard: true, ...(rateLimit === undefined ? {} : { rateLimit }) });
+  // What an upstream asks during a call goes to the client of that call (gateway/forwarding.ts).
+  const forwarding = new CallForwarding();
+  const manager = new McpManager({
+    processGuard: true,
+    clientFeatures: forwarding.clientFeatures,
+    health: { intervalMs: options.healthIntervalMs, timeoutMs: Math.min(5_000, Math.max(1_000, options.healthIntervalMs)) },
+    ...(options.namespaced ? {} : { naming: (_prefix: string, tool: string) => tool }),
+    ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+  });
   manager.on("warning", (w) => log(`warning: ${w.message}`));
   let started = false;
   manager.on("state", (change) => {
@@ -101,7 +136,7 @@ async function serve(servers: McpServerConfig[], listen: Listen, rateLimit: McpM
   let http: StreamableHttpServer | undefined;
   const server = new McpServer(
     { name: "mcp-bridge-serve", version: packageVersion() ?? "0.0.0" },
-    { providers: [new ManagerProvider(manager)], instructions: manager.instructions(), onProviderError: (e) => log(`upstream list failed: ${errorMessage(e)}`) },
+    { providers: [new ManagerProvider(manager, { forwarding, namespaced: options.namespaced })], instructions: manager.instructions(), providerTimeoutMs: PROVIDER_TIMEOUT_MS, onProviderError: (e) => log(`upstream list failed: ${errorMessage(e)}`) },
   );
   try {
     const statuses = await manager.connect(servers);

@@ -16,7 +16,8 @@
  * ```
  */
 export { CompositeProvider, type CompositeMember, type CompositeProviderOptions } from "./composite.ts";
-export { ManagerProvider } from "./manager-provider.ts";
+export { CallForwarding } from "./forwarding.ts";
+export { ManagerProvider, type ManagerProviderOptions } from "./manager-provider.ts";
 export {
   approval,
   rateLimit,

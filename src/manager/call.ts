@@ -65,8 +65,15 @@ export async function runToolCall(deps: CallDeps, name: string, args: unknown, o
   return result;
 }
 
-/** The result for a name the catalog does not expose: unknown, filtered by policy, or over the limit. */
+/**
+ * The result for a name the catalog does not expose: a tool whose server is down (it failed,
+ * closed or is restarting, and its tools went with it), unknown, filtered by policy, or over
+ * the limit.
+ */
 function refused(deps: CallDeps, name: string): BridgedResult {
+  const former = deps.catalog.formerly(name);
+  const down = former === undefined ? undefined : unavailable(deps.connection(former.server), former.server, former.tool);
+  if (down !== undefined) return down;
   const refusal = deps.catalog.refusal(name);
   return errorResult(refusal.kind, refusal.message, { retryable: false });
 }

@@ -46,6 +46,9 @@ interface ServerNames {
   source: Map<string, Tool>;
 }
 
+/** Former names remembered (see `ToolCatalog.formerly`): a few times the default tool limit. */
+const MAX_FORMER_NAMES = 1_000;
+
 export class ToolCatalog {
   private readonly namer: ToolNamer;
   private readonly maxTools: number;
@@ -56,6 +59,11 @@ export class ToolCatalog {
   private ordered: BridgedTool[] = [];
   private droppedNames = new Set<string>();
   private droppedKey = "";
+  /**
+   * Names exposed once and gone since with their server's tools (it failed, closed or is
+   * restarting), so that a call of one can say what happened to its server. Bounded.
+   */
+  private readonly former = new Map<string, { server: string; tool: string }>();
 
   constructor(options: { namer: ToolNamer; maxTools: number; policy?: ToolPolicyOptions }) {
     this.namer = options.namer;
@@ -75,6 +83,11 @@ export class ToolCatalog {
   /** The exposed tool behind a bridged name. */
   get(name: string): CatalogEntry | undefined {
     return this.entries.get(name);
+  }
+
+  /** The server and original name of a tool exposed once and gone since (not of a removed server). */
+  formerly(name: string): { server: string; tool: string } | undefined {
+    return this.former.get(name);
   }
 
   /** Why `name` is not exposed (call only when {@link get} found nothing). */
@@ -98,6 +111,7 @@ export class ToolCatalog {
 
   /** Forgets a removed server's names. Follow with {@link update}. */
   removeServer(server: string): void {
+    for (const [name, ref] of this.former) if (ref.server === server) this.former.delete(name);
     this.servers.delete(server);
     this.policies.delete(server);
     this.namer.release(server);
@@ -125,7 +139,15 @@ export class ToolCatalog {
       if (old === undefined) change.added.push(name);
       else if (old.tool !== entry.tool && !sameJson(old.tool, entry.tool)) change.changed.push(name);
     }
-    for (const name of this.entries.keys()) if (!next.has(name)) change.removed.push(name);
+    const configured = new Set(servers.map((s) => s.config.name));
+    for (const [name, old] of this.entries) {
+      if (next.has(name)) continue;
+      change.removed.push(name);
+      this.former.delete(name);
+      if (configured.has(old.config.name)) this.former.set(name, { server: old.config.name, tool: old.bridged.originalName });
+    }
+    for (const name of next.keys()) this.former.delete(name);
+    while (this.former.size > MAX_FORMER_NAMES) this.former.delete(this.former.keys().next().value!);
     this.entries = next;
     this.ordered = kept.map((e) => e.bridged);
     this.droppedNames = new Set(dropped);

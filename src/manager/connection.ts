@@ -157,6 +157,8 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
         client.on("close", (reason) => this.#onClientClose(client, reason));
         client.on("log", (params) => this.#onServerLog(params));
         client.on("toolsListChanged", () => this.#onListChanged(client));
+        client.on("promptsListChanged", () => void (client === this.#client && this.emit("listChanged", { server: this.name, list: "prompts" })));
+        client.on("resourcesListChanged", () => void (client === this.#client && this.emit("listChanged", { server: this.name, list: "resources" })));
       },
       log: (source, level, message) => this.#log(source, level, message),
     };

@@ -96,14 +96,24 @@ export interface ConnectionEvents {
   state: StateChange;
   /** The server's tool list differs from the last one known (after list_changed or a reconnect). */
   toolsChanged: { server: string };
+  /** The server sent `notifications/prompts/list_changed` or `notifications/resources/list_changed`. */
+  listChanged: ListChange;
   log: LogEntry;
   warning: ManagerWarning;
+}
+
+/** A server's prompts or resources changed (it said so); they are listed afresh on demand. */
+export interface ListChange {
+  server: string;
+  list: "prompts" | "resources";
 }
 
 /** Events of {@link McpManager}. */
 export interface McpManagerEvents {
   state: StateChange;
   toolsChanged: ToolsChange;
+  /** A ready server's prompts or resources changed; at most one per server and list per `listChangedDebounceMs`. */
+  listChanged: ListChange;
   warning: ManagerWarning;
   log: LogEntry;
   audit: AuditRecord;

@@ -36,6 +36,7 @@ import { catalogWarnings, ToolCatalog } from "./catalog.ts";
 import { ServerConnection, type ServerConnectionOptions } from "./connection.ts";
 import type { McpManagerEvents, ServerState, WarningKind } from "./events.ts";
 import { guardProcess } from "./process-guard.ts";
+import { ListChanges } from "./list-changes.ts";
 import * as res from "./resources.ts";
 import { UntrustedText, type UntrustedOptions } from "./untrusted-text.ts";
 
@@ -127,6 +128,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
   private readonly untrusted: UntrustedText;
   private readonly callDeps: CallDeps;
   private readonly maxServers: number;
+  private readonly listChanges: ListChanges;
   private release: (() => void) | undefined;
   private closing: Promise<void> | undefined;
 
@@ -135,6 +137,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
     this.options = options;
     this.redactor = options.redactor ?? new Redactor();
     this.maxServers = positive(options.maxServers ?? DEFAULT_MAX_SERVERS, "maxServers");
+    this.listChanges = new ListChanges(options.listChangedDebounceMs, (change) => this.emit("listChanged", change));
     const namer = new ToolNamer({ maxLength: options.maxNameLength, naming: options.naming });
     const policy = { allow: options.allow, deny: options.deny };
     this.catalog = new ToolCatalog({ namer, maxTools: positive(options.maxTools ?? DEFAULT_MAX_TOOLS, "maxTools"), policy });
@@ -328,6 +331,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
   /** Closes every server in parallel; resolves when every child process is gone. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.listChanges.stop();
       await Promise.allSettled([...this.connections.values()].map((c) => c.close()));
       this.release?.();
       this.release = undefined;
@@ -350,6 +354,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
       this.untrusted.scanTools(connection.config, connection.tools ?? EMPTY);
       this.refreshCatalog();
     });
+    connection.on("listChanged", (change) => this.listChanges.changed(change));
     connection.on("log", (entry) => this.emit("log", entry));
     connection.on("warning", (warning) => this.emit("warning", warning));
     return connection;

@@ -46,8 +46,9 @@ export class ProviderCallContext extends ToolCallContext implements ServingConte
   get protocolVersion(): string {
     return this.session.protocolVersion ?? "";
   }
-  requestInputs(requests: Record<string, InputRequest>): Promise<Record<string, unknown>> {
-    return this.session.requestInputs(requests, { relatedRequestId: this.requestId });
+  requestInputs(requests: Record<string, InputRequest>, options?: { signal?: AbortSignal }): Promise<Record<string, unknown>> {
+    const signal = options?.signal;
+    return this.session.requestInputs(requests, signal === undefined ? { relatedRequestId: this.requestId } : { relatedRequestId: this.requestId, signal });
   }
   elicit(params: ElicitRequestParams, key?: string): Promise<ElicitResult> {
     const options = key === undefined ? { relatedRequestId: this.requestId } : { relatedRequestId: this.requestId, inputKey: key };

@@ -49,9 +49,10 @@ export interface ServingContext extends HandlerContext {
    * Asks this client for input within this request, in either era (see
    * `ServerSession.requestInputs`): a handshake session sends requests, a stateless request
    * ends in `input_required` and the handler runs again with the answers. Use the same keys
-   * on every run.
+   * on every run. `options.signal` withdraws the questions (a handshake session cancels its
+   * requests; a stateless round is over anyway once the handler ends).
    */
-  requestInputs(requests: Record<string, InputRequest>): Promise<Record<string, unknown>>;
+  requestInputs(requests: Record<string, InputRequest>, options?: { signal?: AbortSignal }): Promise<Record<string, unknown>>;
   /** `elicitation/create` within this request, in either era; `key` names it across stateless retries. */
   elicit(params: ElicitRequestParams, key?: string): Promise<ElicitResult>;
 }

@@ -35,7 +35,7 @@ describe("errorResult and fromError", () => {
     ["CANCELLED", new BridgeError("CANCELLED", "x"), "cancelled", false, /was cancelled/],
     ["PROCESS_EXITED", new BridgeError("PROCESS_EXITED", "x", { details: { code: 3, signal: null } }), "crashed", true, /exited \(exit code 3\).*restarting/],
     ["PROCESS_EXITED signal", new BridgeError("PROCESS_EXITED", "x", { details: { code: null, signal: "SIGKILL" } }), "crashed", true, /killed by signal SIGKILL/],
-    ["CLOSED", new BridgeError("CLOSED", "x"), "unavailable", true, /not connected/],
+    ["CLOSED", new BridgeError("CLOSED", "x"), "unavailable", true, /closed before tool "read_file" answered, so it may or may not have run/],
     ["NOT_CONNECTED", new BridgeError("NOT_CONNECTED", "x"), "unavailable", true, /not connected/],
     ["SPAWN_FAILED", new BridgeError("SPAWN_FAILED", "x"), "unavailable", false, /could not be started.*will not help/],
     ["HTTP_ERROR", new BridgeError("HTTP_ERROR", "x"), "unavailable", true, /HTTP level/],

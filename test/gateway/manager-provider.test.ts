@@ -73,3 +73,18 @@ test("completion of an upstream prompt's argument, asked under the gateway's nam
   const done = await client.complete({ ref: { type: "ref/prompt", name: "mcp__b__greet" }, argument: { name: "name", value: "Al" } });
   assert.deepEqual(done.completion.values, ["Alan", "Alice"]);
 });
+
+test("namespaced: false over a manager of two servers refuses with -32603 instead of guessing a server", async () => {
+  const unnamed = new McpServer({ name: "gw-unnamed", version: "1" }, { providers: [new ManagerProvider(manager, { namespaced: false })] });
+  const direct = new McpClient();
+  const [x, y] = InMemoryTransport.createLinkedPair();
+  await unnamed.connect(x);
+  await direct.connect(y);
+  try {
+    await assert.rejects(direct.getPrompt("greet", { name: "Ada" }), { code: -32603, message: /namespaced: false serves exactly one server; its manager has 2/ });
+    await assert.rejects(direct.readResource("echo://greeting"), { code: -32603 });
+  } finally {
+    await direct.close();
+    await unnamed.close();
+  }
+});

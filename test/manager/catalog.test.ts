@@ -82,3 +82,23 @@ test("catalogWarnings: one duplicate_tool per server, one tool_limit naming at m
   // The same lists again: nothing new to say.
   assert.deepEqual(catalogWarnings(catalog.update([{ config: cfg("a"), tools: [tool("same")] }, { config: cfg("b"), tools: many }]), catalog.size), []);
 });
+
+test("names gone with their server's tools are remembered (bounded), back when listed again, forgotten with the server", () => {
+  const catalog = new ToolCatalog({ namer: new ToolNamer(), maxTools: 2_000 });
+  const many = Array.from({ length: 1_200 }, (_, i) => tool(`t${i}`));
+  catalog.update([{ config: cfg("a"), tools: many }, { config: cfg("b"), tools: [tool("x")] }]);
+  // "a" fails: its tools leave the list, and its names are remembered as its.
+  catalog.update([{ config: cfg("a"), tools: [] }, { config: cfg("b"), tools: [tool("x")] }]);
+  assert.deepEqual(catalog.formerly("mcp__a__t1199"), { server: "a", tool: "t1199" });
+  assert.equal(catalog.formerly("mcp__a__t0"), undefined, "at most 1 000 are kept, the newest");
+  // Back: no longer a former name.
+  catalog.update([{ config: cfg("a"), tools: many.slice(1_199) }, { config: cfg("b"), tools: [tool("x")] }]);
+  assert.equal(catalog.formerly("mcp__a__t1199"), undefined);
+  // Removed: its names are forgotten, and so is a name that leaves with a removed server.
+  catalog.update([{ config: cfg("a"), tools: [] }, { config: cfg("b"), tools: [tool("x")] }]);
+  catalog.removeServer("a");
+  assert.equal(catalog.formerly("mcp__a__t1199"), undefined);
+  catalog.removeServer("b");
+  catalog.update([]);
+  assert.equal(catalog.formerly("mcp__b__x"), undefined);
+});

@@ -9,16 +9,17 @@ import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { clientCommand, RUNS, runFolder } from "../../scripts/conformance-runs.ts";
 import { NODE22, ROOT, selectRuns } from "../../scripts/conformance.ts";
 
-test("six runs: 0.1.16 server and client, and 0.2 server and client under each requirement set", () => {
+test("seven runs: 0.1.16 server and client, 0.2 server and client under each requirement set, and 0.2 2025-11-25 through serve", () => {
   assert.deepEqual(
-    RUNS.map((r) => [r.id, r.suite, r.leg, r.requirements]),
+    RUNS.map((r) => [r.id, r.suite, r.leg, r.requirements, r.through]),
     [
-      ["0.1.16/server", "0.1.16", "server", undefined],
-      ["0.1.16/client", "0.1.16", "client", undefined],
-      ["0.2/server/2025-11-25", "0.2", "server", "2025-11-25"],
-      ["0.2/server/2026-07-28", "0.2", "server", "2026-07-28"],
-      ["0.2/client/2025-11-25", "0.2", "client", "2025-11-25"],
-      ["0.2/client/2026-07-28", "0.2", "client", "2026-07-28"],
+      ["0.1.16/server", "0.1.16", "server", undefined, undefined],
+      ["0.1.16/client", "0.1.16", "client", undefined, undefined],
+      ["0.2/server/2025-11-25", "0.2", "server", "2025-11-25", undefined],
+      ["0.2/server/2026-07-28", "0.2", "server", "2026-07-28", undefined],
+      ["0.2/client/2025-11-25", "0.2", "client", "2025-11-25", undefined],
+      ["0.2/client/2026-07-28", "0.2", "client", "2026-07-28", undefined],
+      ["0.2/serve/2025-11-25", "0.2", "server", "2025-11-25", "serve"],
     ],
   );
   assert.equal(new Set(RUNS.map(runFolder)).size, RUNS.length, "each run writes to a folder of its own");

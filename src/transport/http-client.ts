@@ -159,6 +159,11 @@ export class StreamableHttpClientTransport implements Transport {
     this.eraHeaders = headersFor;
   }
 
+  /** One authorization budget for the whole connect (see `BearerAuth.connecting`). */
+  setConnecting(connecting: boolean): void {
+    this.base.auth?.connecting(connecting);
+  }
+
   /** Nothing to open: every message is its own POST (the GET stream opens after initialize). */
   start(): Promise<void> {
     return this.life.openAtOnce();

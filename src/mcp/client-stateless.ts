@@ -93,6 +93,7 @@ export async function connectStateless(
   }
   const listen = new ListenStream(client, init.capabilities, {
     ackTimeoutMs: Math.min(o.connectTimeoutMs, o.requestTimeoutMs ?? 60_000),
+    reconnect: o.listenReconnect,
     onEnded: (err) => {
       if (err !== undefined) hooks.onError(err);
     },

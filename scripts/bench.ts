@@ -9,7 +9,8 @@
  *   npm run bench -- --calibrate       the raw baseline on both sides: each ratio then shows how
  *                                      far this machine moves a figure on its own (ideal 1.00x)
  *   npm run bench -- --schema          section 10 alone (JSON Schema validation of untrusted schemas)
- *   npm run bench -- --profile [DIR] [--profile-section calls|list|payloads|spawn|http|manager]
+ *   npm run bench -- --http-stateless  sections 8d and 8e alone (stateless-era HTTP calls)
+ *   npm run bench -- --profile [DIR] [--profile-section calls|list|payloads|spawn|http|http-stateless|manager]
  *                                      CPU profiles of both sides of one section, summarised
  *
  * How it is fair: every process, raw or ours, starts with the same two environment variables
@@ -74,6 +75,8 @@ interface Options {
   profileSection: ProfileSection;
   /** Only section 10 (the validator; no processes but its own). */
   schemaOnly: boolean;
+  /** Only sections 8d and 8e (the stateless era over HTTP). */
+  httpStatelessOnly: boolean;
 }
 
 /** The whole result, as printed by `--json`. */
@@ -133,7 +136,7 @@ const NOTES = [
 ];
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { json: false, quick: false, calibrate: false, startupOnly: false, profileDir: undefined, profileSection: "calls", schemaOnly: false };
+  const o: Options = { json: false, quick: false, calibrate: false, startupOnly: false, profileDir: undefined, profileSection: "calls", schemaOnly: false, httpStatelessOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--json") o.json = true;
@@ -141,6 +144,7 @@ function parseArgs(argv: readonly string[]): Options {
     else if (a === "--calibrate") o.calibrate = true;
     else if (a === "--startup") o.startupOnly = true;
     else if (a === "--schema") o.schemaOnly = true;
+    else if (a === "--http-stateless") o.httpStatelessOnly = true;
     else if (a === "--profile") {
       const next = argv[i + 1];
       o.profileDir = next !== undefined && !next.startsWith("--") ? argv[++i]! : join(tmpdir(), "mcp-bridge-bench-profiles");
@@ -148,7 +152,7 @@ function parseArgs(argv: readonly string[]): Options {
       const s = argv[++i] as ProfileSection;
       if (!PROFILE_SECTIONS.includes(s)) throw new Error(`--profile-section must be one of ${PROFILE_SECTIONS.join(", ")}`);
       o.profileSection = s;
-    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --calibrate, --startup, --schema, --profile [DIR], --profile-section S)`);
+    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --calibrate, --startup, --schema, --http-stateless, --profile [DIR], --profile-section S)`);
   }
   return o;
 }
@@ -347,6 +351,18 @@ async function measure(opts: Options, root: string, work: string, startup: Start
   };
 }
 
+/** Sections 8d and 8e alone, on a fresh pinned pair of runners and its forks. */
+async function httpStatelessOnly(opts: Options, work: string, startup: Startup): Promise<{ raw: HttpStatelessSideResult; ours: HttpStatelessSideResult }> {
+  const plan = opts.quick ? QUICK_PLAN : FULL_PLAN;
+  const pinned = (mode: Mode): RunnerConfig => ({ ...runnerConfig(opts.calibrate ? "raw" : mode, work, startup), ...(PIN ? { pin: PIN } : {}) });
+  const forks: ForkRunners = { start: () => [startRunner(work, pinned("raw")), startRunner(work, pinned("ours"))], stop: quitRunners };
+  const sides = forks.start();
+  progress("8d-e. tools/call over Streamable HTTP in the stateless era (2026-07-28), sequential and 64 in flight");
+  const era = await httpStatelessSection(sides, httpPlan(opts.quick, plan), forks);
+  await quitRunners(sides);
+  return { raw: era.get(sides[0]!)!, ours: era.get(sides[1]!)! };
+}
+
 function formatReport(r: BenchReport): string {
   const m = r.meta;
   const withTarget = r.figures.filter((f) => f.pass !== undefined);
@@ -403,6 +419,16 @@ async function main(): Promise<void> {
       process.stdout.write(`${await profileMode(profile, start, finish)}\n`);
       const leftover = children.reapLeftovers();
       if (leftover.length > 0) progress(`killed leftover processes: ${leftover.join(", ")}`);
+      return;
+    }
+    if (opts.httpStatelessOnly) {
+      const load = loadavg()[0]!.toFixed(1);
+      const result = await httpStatelessOnly(opts, work, startup);
+      const figures = buildHttpStatelessFigures(result.raw, result.ours);
+      const notes = [`load average ${load} -> ${loadavg()[0]!.toFixed(1)}`, ...NOTES.slice(2, 4), ...NOTES.slice(8, 9), NOTES[NOTES.length - 2]!];
+      process.stdout.write(opts.json ? `${JSON.stringify({ notes, figures, httpStateless: result }, null, 2)}\n` : `${[...notes, formatFigures(figures)].join("\n")}\n`);
+      const leftover = children.reapLeftovers();
+      if (leftover.length > 0) process.exitCode = 1;
       return;
     }
     if (opts.startupOnly) {

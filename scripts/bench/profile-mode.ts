@@ -4,7 +4,7 @@
  */
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { httpProfilePlan, httpSection } from "./http.ts";
+import { httpProfilePlan, httpSection, httpStatelessSection } from "./http.ts";
 import { FLEET, managerProfilePlan, managerSection, type ManagerPlan } from "./manager.ts";
 import { FULL_PLAN, NO_TIME_LIMIT, QUICK_PLAN, callSection, listSection, payloadSection, spawnSection, type Plan, type Sides } from "./measure.ts";
 import type { BuiltPackage } from "./package.ts";
@@ -13,7 +13,7 @@ import type { RunnerProcess } from "./runner-process.ts";
 import { spawnVariants, type NodeVersion, type StartupPaths } from "./startup.ts";
 import type { Mode } from "./types.ts";
 
-export const PROFILE_SECTIONS = ["calls", "list", "payloads", "spawn", "http", "manager"] as const;
+export const PROFILE_SECTIONS = ["calls", "list", "payloads", "spawn", "http", "http-stateless", "manager"] as const;
 export type ProfileSection = (typeof PROFILE_SECTIONS)[number];
 
 /** Extra tools of the server section 5 lists. */
@@ -34,6 +34,7 @@ export interface StartupSetup {
 async function runSection(section: ProfileSection, sides: Sides, plan: Plan, mplan: ManagerPlan, startup: StartupSetup): Promise<void> {
   if (section === "spawn") await spawnSection(sides, plan, spawnVariants(startup.here));
   else if (section === "http") await httpSection(sides, plan);
+  else if (section === "http-stateless") await httpStatelessSection(sides, plan);
   else if (section === "manager") await managerSection(sides[0]!, sides[0]!, mplan);
   else if (section === "calls") await callSection(sides, plan);
   else if (section === "list") await listSection(sides, plan);
@@ -61,6 +62,7 @@ function forProfile(plan: Plan): Plan {
 function workOf(section: ProfileSection, p: Plan, m: ManagerPlan, startup: StartupSetup): string {
   switch (section) {
     case "http":
+    case "http-stateless":
     case "calls": {
       const seq = p.seqWarmup.iterations + p.seqRounds * p.seqRound.iterations;
       const flight = p.flightWarmup.iterations + p.flightRounds * p.flightRound.iterations;
@@ -100,7 +102,7 @@ export async function profileMode(run: ProfileRun, start: (mode: Mode) => Runner
   const { dir, work, section } = run;
   await rm(dir, { recursive: true, force: true });
   const base = run.quick ? QUICK_PLAN : FULL_PLAN;
-  const plan = section === "http" ? httpProfilePlan(run.quick, base) : forProfile(base);
+  const plan = section === "http" || section === "http-stateless" ? httpProfilePlan(run.quick, base) : forProfile(base);
   const mplan = managerProfilePlan(run.quick);
   // Section 9 compares ways of using mcp-bridge; the raw runner takes no part.
   for (const mode of section === "manager" ? (["ours"] as const) : (["raw", "ours"] as const)) {

@@ -4,6 +4,7 @@
  */
 import type { McpServerConfig } from "../config/types.ts";
 import { McpClient } from "../mcp/client.ts";
+import type { McpClientOptions } from "../mcp/client-types.ts";
 import type { InitializeResult } from "../mcp/types.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
 import type { HttpAuthProvider } from "../transport/auth-provider.ts";
@@ -51,9 +52,13 @@ export async function transportFor(config: McpServerConfig, options: TransportOp
   return (await import("./connect-remote.ts")).remoteTransport(config, options.auth);
 }
 
-/** A client for the CLI, named after the installed version. */
-export function newClient(connectTimeoutMs: number | undefined): McpClient {
-  return trackClient(new McpClient({ clientInfo: { name: "mcp-bridge-cli", version: packageVersion() ?? "0.0.0" }, connectTimeoutMs }));
+/** Which protocol era the CLI's client speaks (`--era`); McpClient's `era` option. */
+export type CliEra = NonNullable<McpClientOptions["era"]>;
+
+/** A client for the CLI, named after the installed version; `era` defaults to `auto`. */
+export function newClient(connectTimeoutMs: number | undefined, era?: CliEra): McpClient {
+  const clientInfo = { name: "mcp-bridge-cli", version: packageVersion() ?? "0.0.0" };
+  return trackClient(new McpClient(era === undefined ? { clientInfo, connectTimeoutMs } : { clientInfo, connectTimeoutMs, era }));
 }
 
 /**

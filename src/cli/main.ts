@@ -46,6 +46,8 @@ options
   --json               results as JSON on stdout; a failure as one JSON line {"error":{...}} on stderr
   --timeout <ms>       limit for connecting and for each request
                        (default: the config's, else connect 30000, call 120000, other requests 60000)
+  --era <era>          protocol era: auto (default: try 2026-07-28's server/discover, else initialize),
+                       legacy (initialize, MCP 2025 sessions) or modern (2026-07-28 only, stateless)
   --log-level <level>  have the server send log messages at this level and above, shown on stderr
                        (debug info notice warning error critical alert emergency)
   --verbose            show the server's stderr and log messages on stderr as they come
@@ -65,7 +67,7 @@ exit codes
   5  protocol error: the server answered with a JSON-RPC error, or with something that is not MCP`;
 
 const SPEC = {
-  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset", "auth-timeout", "http", "rate-limit", "health-interval"],
+  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset", "auth-timeout", "http", "rate-limit", "health-interval", "era"],
   boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify", "open", "stdio", "check", "no-namespace"],
 };
 

@@ -12,7 +12,7 @@ import { Redactor, redactUrl } from "../security/redact.ts";
 import { lastLines } from "../transport/ring-buffer.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
 import { flag, intFlag, type ParsedArgs, UsageError } from "./args.ts";
-import { connectWith, newClient, transportFor, type ConnectedServer } from "./connect.ts";
+import { connectWith, newClient, transportFor, type CliEra, type ConnectedServer } from "./connect.ts";
 import { printable } from "./format.ts";
 import type { CliIo } from "./io.ts";
 import { CliError, ExitCode, ServerFailure } from "./report.ts";
@@ -44,6 +44,7 @@ export async function withServer(
   command: (server: OpenServer, io: CliIo) => Promise<number>,
 ): Promise<number> {
   const level = logLevelFlag(args);
+  const era = eraFlag(args);
   const timeout = args.flags.has("timeout") ? intFlag(args, "timeout", DEFAULT_CONNECT_MS) : undefined;
   const verbose = args.flags.has("verbose");
   const { config, redact, redactor } = await resolve(await serverFromArgs(args));
@@ -58,7 +59,7 @@ export async function withServer(
     auth: oauth?.provider,
   });
   // The hard cap; while nobody is being waited for, `oauth.deadline` keeps the usual limit.
-  const client = newClient(connectMs + (oauth?.waitMs ?? 0));
+  const client = newClient(connectMs + (oauth?.waitMs ?? 0), era);
   if (level !== undefined || verbose) client.on("log", (p) => safe.err(formatLog(p)));
   const failure = (err: unknown): ServerFailure => {
     const stdio = transport instanceof StdioClientTransport ? transport : undefined;
@@ -96,6 +97,16 @@ function logLevelFlag(args: ParsedArgs): LoggingLevel | undefined {
     throw new UsageError(`--log-level must be one of ${LOGGING_LEVELS.join(", ")}; got ${JSON.stringify(level)}`);
   }
   return level as LoggingLevel;
+}
+
+const ERAS: readonly CliEra[] = ["auto", "legacy", "modern"];
+
+/** `--era auto|legacy|modern`: which protocol era to speak (McpClient's `era`, docs/decisions.md 129). */
+function eraFlag(args: ParsedArgs): CliEra | undefined {
+  const era = flag(args, "era");
+  if (era === undefined) return undefined;
+  if (!(ERAS as readonly string[]).includes(era)) throw new UsageError(`--era must be one of ${ERAS.join(", ")}; got ${JSON.stringify(era)}`);
+  return era as CliEra;
 }
 
 /**

@@ -22,8 +22,12 @@ interface OutboundWiring {
 export class OutboundRequests {
   /** Requests in flight, by the integer ids we hand out (a string id from the other side never matches). */
   private readonly pending = new IdTable<Pending>();
-  /** The last FINISHED_MEMORY ids settled, to tell late responses from unknown ones. */
-  private readonly finishedRing: number[] = new Array<number>(FINISHED_MEMORY).fill(0);
+  /**
+   * The last FINISHED_MEMORY ids settled, to tell late responses from unknown ones. Made with
+   * the first request settled: a peer that never sends one (a stateless HTTP server's, one
+   * per POST) should not pay for it.
+   */
+  private finishedRing: number[] | undefined;
   private finishedNext = 0;
   /** The last over-long line whose id could not be read, and the first id handed out after it. */
   private discarded: { note: string; beforeId: number } | undefined;
@@ -57,7 +61,7 @@ export class OutboundRequests {
     if (p.timer !== undefined) clearTimeout(p.timer);
     if (p.onAbort && p.signal) p.signal.removeEventListener("abort", p.onAbort);
     this.pending.delete(p.id);
-    this.finishedRing[this.finishedNext] = p.id;
+    (this.finishedRing ??= new Array<number>(FINISHED_MEMORY).fill(0))[this.finishedNext] = p.id;
     this.finishedNext = (this.finishedNext + 1) % FINISHED_MEMORY;
   }
 
@@ -83,7 +87,7 @@ export class OutboundRequests {
     const p = id === null ? undefined : this.pending.get(id);
     if (!p) {
       // A linear scan, but only for responses nobody waits for (rare by nature).
-      if (typeof id === "number" && id > 0 && this.finishedRing.includes(id)) this.wiring.stats.lateResponses++;
+      if (typeof id === "number" && id > 0 && this.finishedRing?.includes(id) === true) this.wiring.stats.lateResponses++;
       else this.wiring.stats.unknownResponses++;
       return;
     }

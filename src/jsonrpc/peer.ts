@@ -62,6 +62,8 @@ export class JsonRpcPeer {
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly inbound: InboundRequests;
   private nextId = 1;
+  private isClosed = false;
+  /** Why the connection ended; for a requested close made only when an error is needed. */
   private closedReason: Error | undefined;
   private closing: Promise<void> | undefined;
 
@@ -95,7 +97,7 @@ export class JsonRpcPeer {
 
   /** True once the connection has ended. */
   get closed(): boolean {
-    return this.closedReason !== undefined;
+    return this.isClosed;
   }
 
   /** Requests sent and not yet settled. */
@@ -141,7 +143,7 @@ export class JsonRpcPeer {
    * response and `BridgeError` (`TIMEOUT`, `CANCELLED`, `CLOSED`, `PROCESS_EXITED`, ...) otherwise.
    */
   request<T = unknown>(method: string, params?: JsonRpcParams, options: RequestOptions = {}): Promise<T> {
-    if (this.closedReason) return Promise.reject(this.closedError());
+    if (this.isClosed) return Promise.reject(this.closedError());
     if (options.signal?.aborted) return Promise.reject(cancelledError(method, options.signal));
     if (this.outbound.size >= this.opts.maxPendingRequests) {
       return Promise.reject(
@@ -190,7 +192,7 @@ export class JsonRpcPeer {
 
   /** Sends a notification (no id, no response). */
   notify(method: string, params?: JsonRpcParams, options: NotifyOptions = {}): Promise<void> {
-    if (this.closedReason) return Promise.reject(this.closedError());
+    if (this.isClosed) return Promise.reject(this.closedError());
     const message: JsonRpcNotification = params === undefined
       ? { jsonrpc: "2.0", method }
       : { jsonrpc: "2.0", method, params };
@@ -225,7 +227,7 @@ export class JsonRpcPeer {
     if (this.outbound.get(p.id) !== p) return;
     this.outbound.settle(p);
     p.reject(error);
-    if (!this.closedReason) {
+    if (!this.isClosed) {
       this.notify(this.opts.cancelMethod, this.opts.cancelParams(p.id, reason)).catch(() => undefined);
     }
   }
@@ -329,16 +331,21 @@ export class JsonRpcPeer {
 
   /** The connection ended (requested when `reason` is undefined). Runs once. */
   private ended(reason: Error | undefined): void {
-    if (this.closedReason) return;
-    this.closedReason = reason ?? new BridgeError("CLOSED", "connection closed");
-    const err = this.closedError();
-    this.outbound.failAll(err);
-    this.inbound.abortAll(err);
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.closedReason = reason;
+    // An Error captures a stack trace: not worth it for a close with nothing left to settle
+    // (every POST of a stateless HTTP server ends its own peer this way).
+    if (this.outbound.size > 0 || this.inbound.size > 0) {
+      const err = this.closedError();
+      this.outbound.failAll(err);
+      this.inbound.abortAll(err);
+    }
     this.onclose?.(reason);
   }
 
   private closedError(): Error {
-    const r = this.closedReason!;
+    const r = (this.closedReason ??= new BridgeError("CLOSED", "connection closed"));
     return r instanceof BridgeError ? r : new BridgeError("CLOSED", `connection closed: ${r.message}`, { cause: r });
   }
 }

@@ -73,6 +73,13 @@ export interface Transport {
    * a header; others ignore it).
    */
   setProtocolVersion?: (version: string) => void;
+  /**
+   * Called by the MCP layer with `true` when its connect starts (the era probe, the
+   * handshake) and `false` when it ends, however it ends. An HTTP transport with an auth
+   * provider then counts the authorizations of all the connect's requests in one budget;
+   * others ignore it.
+   */
+  setConnecting?: (connecting: boolean) => void;
   /** The verified principal of the requests it carries, on a server transport that checks tokens. */
   readonly authInfo?: AuthInfo | undefined;
   /**

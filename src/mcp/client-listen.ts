@@ -6,9 +6,13 @@
  *
  * One stream at a time: a change of filter (a URI subscribed or unsubscribed) opens a new
  * stream and then cancels the old one, so no change falls between the two.
+ *
+ * A stream the server ends (or refuses) is opened again after a delay that doubles, a
+ * bounded number of times in a row (`McpClientOptions.listenReconnect`); close() stops it.
  */
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { StatelessClient } from "./client-stateless.ts";
+import type { ListenReconnect } from "./client-options.ts";
 import { McpMethod, type ServerCapabilities } from "./types.ts";
 
 /** A listen request has no timeout: it lasts until cancelled (the peer arms no timer for it). */
@@ -19,8 +23,13 @@ const MAX_URIS = 1024;
 export interface ListenOptions {
   /** Time allowed for the acknowledgement of a new stream, ms. */
   ackTimeoutMs: number;
-  /** A stream ended other than by our own cancel (the server closed it, or refused it). */
+  /**
+   * A stream ended other than by our own cancel (the server closed it, or refused it), and,
+   * with a `CLOSED` error, when it is given up after `reconnect.maxAttempts` reopenings.
+   */
   onEnded: (error: Error | undefined) => void;
+  /** When and how often a stream the server ended is opened again. */
+  reconnect: ListenReconnect;
 }
 
 export class ListenStream {
@@ -31,6 +40,11 @@ export class ListenStream {
   private current: AbortController | undefined;
   private ackWaiters: { resolve: () => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }[] = [];
   private closed = false;
+  /** Reopenings in a row since the last stream that lasted (see {@link scheduleReopen}). */
+  private attempts = 0;
+  /** When the current stream was acknowledged (Date.now()). */
+  private ackedAt: number | undefined;
+  private reopenTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(stateless: StatelessClient, capabilities: ServerCapabilities, options: ListenOptions) {
     this.stateless = stateless;
@@ -46,6 +60,7 @@ export class ListenStream {
   /** Opens (or re-opens with the current filter) the stream; resolves on its acknowledgement. */
   open(): Promise<void> {
     if (this.closed) return Promise.reject(new BridgeError("CLOSED", "subscriptions/listen: the client is closed"));
+    this.cancelReopen();
     const previous = this.current;
     const abort = new AbortController();
     this.current = abort;
@@ -77,6 +92,7 @@ export class ListenStream {
 
   /** `notifications/subscriptions/acknowledged` arrived (McpClient's handler calls this). */
   acknowledged(): void {
+    this.ackedAt = Date.now();
     const waiters = this.ackWaiters;
     this.ackWaiters = [];
     for (const w of waiters) {
@@ -87,6 +103,7 @@ export class ListenStream {
 
   close(): void {
     this.closed = true;
+    this.cancelReopen();
     this.current?.abort();
     this.current = undefined;
     this.failWaiters(new BridgeError("CLOSED", "subscriptions/listen: the client is closed"));
@@ -116,6 +133,35 @@ export class ListenStream {
     if (this.current === abort) this.current = undefined;
     this.failWaiters(error ?? new BridgeError("CLOSED", "subscriptions/listen: the server ended the stream before acknowledging it"));
     this.o.onEnded(error);
+    this.scheduleReopen();
+  }
+
+  /**
+   * Opens the stream again after a delay that doubles with each attempt in a row, or gives
+   * up past `maxAttempts`. A stream that was acknowledged and then lasted `maxDelayMs` ends
+   * the run of attempts; one the server acknowledges and closes at once does not, so such a
+   * server is given up too.
+   */
+  private scheduleReopen(): void {
+    if (this.closed || this.current !== undefined || this.reopenTimer !== undefined) return;
+    const r = this.o.reconnect;
+    if (this.ackedAt !== undefined && Date.now() - this.ackedAt >= r.maxDelayMs) this.attempts = 0;
+    this.ackedAt = undefined;
+    if (++this.attempts > r.maxAttempts) {
+      this.o.onEnded(new BridgeError("CLOSED", `subscriptions/listen: the server ended or refused the stream ${r.maxAttempts} times in a row; not opening it again (list changes and resource updates will not arrive)`));
+      return;
+    }
+    const delay = Math.min(r.initialDelayMs * 2 ** (this.attempts - 1), r.maxDelayMs);
+    this.reopenTimer = setTimeout(() => {
+      this.reopenTimer = undefined;
+      // A failure ends that stream too, which schedules the next attempt.
+      if (!this.closed && this.current === undefined) this.open().catch(() => undefined);
+    }, delay);
+  }
+
+  private cancelReopen(): void {
+    if (this.reopenTimer !== undefined) clearTimeout(this.reopenTimer);
+    this.reopenTimer = undefined;
   }
 
   private failWaiters(err: Error): void {

@@ -15,6 +15,13 @@ const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-bridge", version: "0.1.
 /** Long enough for a cold server process to answer, short enough that a silent legacy one costs little. */
 const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000;
 
+/** See `McpClientOptions.listenReconnect`. */
+export interface ListenReconnect {
+  initialDelayMs: number;
+  maxDelayMs: number;
+  maxAttempts: number;
+}
+
 export interface ResolvedClientOptions {
   clientInfo: Implementation;
   era: "auto" | "legacy" | "modern";
@@ -25,6 +32,7 @@ export interface ResolvedClientOptions {
   /** At most `connectTimeoutMs`. */
   discoverTimeoutMs: number;
   maxInputRounds: number;
+  listenReconnect: ListenReconnect;
   logLevel: LoggingLevel | undefined;
   supportedVersions: readonly string[];
   connectTimeoutMs: number;
@@ -52,6 +60,11 @@ export function resolveClientOptions(o: McpClientOptions): ResolvedClientOptions
     modernVersion: modern ? o.protocolVersion! : MODERN_PROTOCOL_VERSIONS[0],
     discoverTimeoutMs: Math.min(o.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS, connectTimeoutMs),
     maxInputRounds: o.maxInputRounds ?? 8,
+    listenReconnect: {
+      initialDelayMs: o.listenReconnect?.initialDelayMs ?? 1000,
+      maxDelayMs: o.listenReconnect?.maxDelayMs ?? 30_000,
+      maxAttempts: o.listenReconnect?.maxAttempts ?? 5,
+    },
     logLevel: o.logLevel,
     supportedVersions: o.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS,
     connectTimeoutMs,

@@ -21,7 +21,7 @@ import { isPlainObject } from "../util/object.ts";
 import { ListenStream } from "./client-listen.ts";
 import type { ResolvedClientOptions } from "./client-options.ts";
 import { EraMeta, type CacheHints } from "./era-meta.ts";
-import { encodeHeaderValue, mirroredParamHeaders, xMcpHeaderProblem } from "./param-headers.ts";
+import { annotationsOf, encodeHeaderValue, mirroredParamHeaders, xMcpHeaderProblem } from "./param-headers.ts";
 import type { ClientCapabilities, Implementation, InitializeResult, LoggingLevel, ServerCapabilities, Tool } from "./types.ts";
 import { McpMethod } from "./types.ts";
 import { isSupportedVersion, MODERN_PROTOCOL_VERSIONS } from "./versions.ts";
@@ -93,6 +93,7 @@ export async function connectStateless(
   }
   const listen = new ListenStream(client, init.capabilities, {
     ackTimeoutMs: Math.min(o.connectTimeoutMs, o.requestTimeoutMs ?? 60_000),
+    reconnect: o.listenReconnect,
     onEnded: (err) => {
       if (err !== undefined) hooks.onError(err);
     },
@@ -135,18 +136,28 @@ export class StatelessClient {
     return this.hints.get(method);
   }
 
-  /** The SEP-2243 headers of one outgoing message (HTTP transports call it per POST). */
+  /**
+   * The SEP-2243 headers of one outgoing message (HTTP transports call it per POST). Headers
+   * that depend on nothing but the version, the method and its target are the same object
+   * call after call, which the transport then needs to merge only once.
+   */
   readonly headers: MessageHeaders = ({ method, params }) => {
-    const h: Record<string, string> = { "mcp-protocol-version": this.versionInUse, "mcp-method": method };
     const field = NAMED[method];
     const p = isPlainObject(params) ? params : undefined;
     const target = field === undefined ? undefined : p?.[field];
-    if (typeof target === "string") h["mcp-name"] = encodeHeaderValue(target);
-    if (method === McpMethod.ToolsCall && typeof target === "string" && this.schemas.has(target)) {
-      Object.assign(h, mirroredParamHeaders(this.schemas.get(target), p?.arguments));
-    }
+    const name = typeof target === "string" ? target : undefined;
+    const schema = method === McpMethod.ToolsCall && name !== undefined ? this.schemas.get(name) : undefined;
+    const perCall = schema !== undefined && annotationsOf(schema).length > 0;
+    const last = this.lastHeaders;
+    if (!perCall && last !== undefined && last.method === method && last.name === name && last.version === this.versionInUse) return last.headers;
+    const h: Record<string, string> = { "mcp-protocol-version": this.versionInUse, "mcp-method": method };
+    if (name !== undefined) h["mcp-name"] = encodeHeaderValue(name);
+    if (perCall) return Object.assign(h, mirroredParamHeaders(schema, p?.arguments));
+    this.lastHeaders = { method, name, version: this.versionInUse, headers: h };
     return h;
   };
+  /** The last headers that depended on the method and target alone. */
+  private lastHeaders: { method: string; name: string | undefined; version: string; headers: Record<string, string> } | undefined;
 
   /**
    * Probes with `server/discover`: what the server declared, as an `InitializeResult`, or
@@ -208,13 +219,13 @@ export class StatelessClient {
    * with the final result stripped of the era's plumbing.
    */
   async request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<Record<string, unknown>> {
-    let extra: Record<string, unknown> = {};
+    let extra: Record<string, unknown> | undefined;
     let retriedVersion = false;
     let relisted = false;
     for (let round = 0; ; ) {
       let raw: unknown;
       try {
-        raw = await this.peer.request(method, this.withMeta({ ...params, ...extra }), options);
+        raw = await this.peer.request(method, this.withMeta(extra === undefined ? params : { ...params, ...extra }), options);
       } catch (err) {
         if (!(err instanceof RpcError)) throw err;
         const next = !retriedVersion && err.code === ErrorCode.UnsupportedProtocolVersion ? pickVersion(err.data) : undefined;

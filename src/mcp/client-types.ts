@@ -64,6 +64,14 @@ export interface McpClientOptions {
    * `notifications/message`. The handshake era ignores it (the server's default applies).
    */
   logLevel?: LoggingLevel;
+  /**
+   * Stateless era: reopening a `subscriptions/listen` stream the server ended or refused. The
+   * first attempt after `initialDelayMs` (default 1 000), each next one after twice as long,
+   * up to `maxDelayMs` (default 30 000); after `maxAttempts` (default 5) in a row an `error`
+   * event says the stream is given up. A stream acknowledged and open for `maxDelayMs`
+   * starts the count again.
+   */
+  listenReconnect?: { initialDelayMs?: number; maxDelayMs?: number; maxAttempts?: number };
   /** Input rounds (`input_required` results) one request may take. Default 8; past it `LIMIT_EXCEEDED`. */
   maxInputRounds?: number;
   /**

@@ -128,6 +128,8 @@ export class McpClient extends Emitter<McpClientEvents> {
     this.installHandlers(peer);
     peer.onclose = (reason) => this.emit("close", reason);
     peer.onerror = (e) => this.emit("error", e);
+    // Every request of the connect draws on one authorization budget (docs/decisions.md 144).
+    transport.setConnecting?.(true);
     try {
       await peer.start();
       const probe = this.options.era === "legacy" ? undefined : await this.connectStateless(peer, transport, options.signal);
@@ -151,6 +153,8 @@ export class McpClient extends Emitter<McpClientEvents> {
     } catch (err) {
       await peer.close();
       throw err;
+    } finally {
+      transport.setConnecting?.(false);
     }
   }
 

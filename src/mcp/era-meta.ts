@@ -86,8 +86,12 @@ export function readRequestMeta(params: unknown, method: string, supported: read
  */
 export function eraResult(result: unknown, serverInfo: Implementation, cache?: CacheHints): Record<string, unknown> {
   const body = isPlainObject(result) ? result : {};
-  const meta = isPlainObject(body._meta) ? body._meta : {};
-  const out: Record<string, unknown> = { ...body, resultType: body.resultType ?? "complete", _meta: { ...meta, [EraMeta.ServerInfo]: serverInfo } };
+  const out: Record<string, unknown> = { ...body };
+  out.resultType = body.resultType ?? "complete";
+  // Assigned rather than spread with a computed key: this runs once per stateless request.
+  const meta: Record<string, unknown> = isPlainObject(body._meta) ? { ...body._meta } : {};
+  meta[EraMeta.ServerInfo] = serverInfo;
+  out._meta = meta;
   if (cache !== undefined) {
     out.ttlMs = cache.ttlMs;
     out.cacheScope = cache.cacheScope;

@@ -57,45 +57,40 @@ export class InputResponseError extends RpcError {
 export class InputRound {
   private readonly seal: RequestStateSeal;
   private readonly method: string;
-  /** The params that identify the request across its rounds: its name or URI, its arguments. */
-  private readonly identity: { target: unknown; args: unknown };
-  /**
-   * Their digest, made only when a state is opened or sealed: SHA-256 in Web Crypto is a trip
-   * through the thread pool, which a request without input rounds (nearly all) never pays.
-   */
-  private digest: Promise<string> | undefined;
+  /** What identifies the request across rounds; hashed only when a state is opened or sealed. */
+  private readonly target: unknown;
+  private readonly args: unknown;
   /** Answers from earlier rounds (sealed) and from this retry. */
-  private answers: Record<string, unknown>;
+  private readonly answers: Record<string, unknown>;
   /** Answers the handler used: the next state carries exactly these. */
   private readonly used: Record<string, unknown> = {};
   private counter = 0;
 
-  private constructor(seal: RequestStateSeal, method: string, identity: { target: unknown; args: unknown }, answers: Record<string, unknown>) {
+  private constructor(seal: RequestStateSeal, method: string, params: Record<string, unknown>, answers: Record<string, unknown>) {
     this.seal = seal;
     this.method = method;
-    this.identity = identity;
+    this.target = params.name ?? params.uri;
+    this.args = params.arguments;
     this.answers = answers;
-  }
-
-  private requestDigest(): Promise<string> {
-    this.digest ??= requestDigest(this.identity.target, this.identity.args);
-    return this.digest;
   }
 
   /**
    * Reads `requestState` and `inputResponses` from the params of a `method` request. Rejects
    * with RpcError -32602 for a state that does not open (see {@link RequestStateSeal.open})
-   * or `inputResponses` that is not an object.
+   * or `inputResponses` that is not an object. A request with neither (nearly every one)
+   * costs no hashing: the digest is made only to open a state or to seal one.
    */
   static async open(seal: RequestStateSeal, method: string, params: Record<string, unknown>): Promise<InputRound> {
-    const given = params.inputResponses ?? {};
-    if (!isPlainObject(given)) throw new RpcError(ErrorCode.InvalidParams, `${method}: inputResponses must be an object`);
-    const round = new InputRound(seal, method, { target: params.name ?? params.uri, args: params.arguments }, given);
+    const given = params.inputResponses;
+    if (given !== undefined && !isPlainObject(given)) throw new RpcError(ErrorCode.InvalidParams, `${method}: inputResponses must be an object`);
+    const round = new InputRound(seal, method, params, given === undefined ? NO_ANSWERS : given);
     if (params.requestState === undefined) return round;
-    const earlier = (await seal.open(params.requestState, method, await round.requestDigest())).answers;
-    // This retry's answers win over the sealed ones of the same key.
-    round.answers = { ...earlier, ...given };
-    return round;
+    const earlier = (await seal.open(params.requestState, method, await round.digest())).answers;
+    return new InputRound(seal, method, params, { ...earlier, ...given });
+  }
+
+  private digest(): Promise<string> {
+    return requestDigest(this.target, this.args);
   }
 
   /** A key for an input request the handler did not name: the same on every retry. */
@@ -129,10 +124,13 @@ export class InputRound {
 
   /** The `input_required` result for `signal`, sealing the answers used so far. */
   async result(signal: InputRequired): Promise<InputRequiredResult> {
-    const requestState = await this.seal.seal({ method: this.method, request: await this.requestDigest(), answers: this.used });
+    const requestState = await this.seal.seal({ method: this.method, request: await this.digest(), answers: this.used });
     return { resultType: "input_required", inputRequests: signal.requests, requestState };
   }
 }
+
+/** The answers of a request that brought none (never written to: `collect` only reads them). */
+const NO_ANSWERS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
 /** The minimum each answer must hold for the handler to read it. */
 function wellFormed(method: string, answer: unknown): boolean {

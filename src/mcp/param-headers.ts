@@ -58,7 +58,7 @@ export function encodeHeaderValue(value: string): string {
 export function mirroredParamHeaders(inputSchema: unknown, args: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!isPlainObject(args)) return out;
-  for (const { path, header } of annotations(inputSchema, [])) {
+  for (const { path, header } of annotationsOf(inputSchema)) {
     const value = valueAt(args, path);
     if (typeof value === "string") out[`mcp-param-${header.toLowerCase()}`] = encodeHeaderValue(value);
     else if (typeof value === "number" || typeof value === "boolean") out[`mcp-param-${header.toLowerCase()}`] = String(value);
@@ -78,7 +78,7 @@ interface Annotation {
  * decoding (integers compared as numbers); a header whose value is absent is a mismatch too.
  */
 export function paramHeaderMismatch(inputSchema: unknown, args: Record<string, unknown>, headers: HeaderBag): string | undefined {
-  for (const { path, header } of annotations(inputSchema, [])) {
+  for (const { path, header } of annotationsOf(inputSchema)) {
     const value = valueAt(args, path);
     const sent = headers[`mcp-param-${header.toLowerCase()}`];
     const raw = Array.isArray(sent) ? sent.join(", ") : sent;
@@ -143,6 +143,28 @@ export function xMcpHeaderProblem(inputSchema: unknown): string | undefined {
 }
 
 /** Annotations reachable from the root through `properties` alone (the only place they count). */
+/**
+ * The annotations of a tool's `inputSchema`, found once per schema object: both sides look
+ * them up on every `tools/call`, and a schema object is not changed once a tool is registered
+ * or listed (a new registration or listing brings new objects).
+ */
+const annotationCache = new WeakMap<object, readonly Annotation[]>();
+
+/** A schema with no annotation at all is the common case: the shared empty answer. */
+const NONE: readonly Annotation[] = Object.freeze([]);
+
+/** {@link annotations} of `schema`, from the cache when it is an object seen before. */
+export function annotationsOf(schema: unknown): readonly Annotation[] {
+  if (!isPlainObject(schema)) return NONE;
+  let found = annotationCache.get(schema);
+  if (found === undefined) {
+    const list = annotations(schema, []);
+    found = list.length === 0 ? NONE : list;
+    annotationCache.set(schema, found);
+  }
+  return found;
+}
+
 function annotations(schema: unknown, prefix: readonly string[]): Annotation[] {
   if (!isPlainObject(schema) || !isPlainObject(schema.properties)) return [];
   const out: Annotation[] = [];

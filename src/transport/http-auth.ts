@@ -28,6 +28,15 @@ interface ProviderState {
   current: string | undefined;
   /** The challenge being handled; shared by every request it refused. */
   recovering: { promise: Promise<void> } | undefined;
+  /** Connects under way through transports of this provider (see {@link BearerAuth.connecting}). */
+  connects: number;
+  /** While a connect is under way: the challenges handled for all of its requests. */
+  connectBudget: AuthBudget | undefined;
+}
+
+/** Challenges handled so far, against {@link MAX_AUTHORIZATIONS}. */
+interface AuthBudget {
+  handled: number;
 }
 
 const states = new WeakMap<HttpAuthProvider, ProviderState>();
@@ -48,7 +57,7 @@ export class BearerAuth {
     this.provider = provider;
     let state = states.get(provider);
     if (state === undefined) {
-      state = { current: undefined, recovering: undefined };
+      state = { current: undefined, recovering: undefined, connects: 0, connectBudget: undefined };
       states.set(provider, state);
     }
     this.state = state;
@@ -57,6 +66,19 @@ export class BearerAuth {
   /** The token the next request carries (compare it after a 401 with {@link recover}). */
   get current(): string | undefined {
     return this.state.current;
+  }
+
+  /**
+   * The MCP layer's connect starts (`true`) or ends (`false`). Meanwhile every request of
+   * every transport of this provider draws on one budget of {@link MAX_AUTHORIZATIONS}
+   * challenges: a connect that probes with `server/discover` and then sends `initialize`
+   * costs the user no more consents than one request may (docs/decisions.md 144).
+   * Overlapping connects share it; it goes when the last one ends.
+   */
+  connecting(on: boolean): void {
+    const s = this.state;
+    if (on && s.connects++ === 0) s.connectBudget = { handled: 0 };
+    if (!on && s.connects > 0 && --s.connects === 0) s.connectBudget = undefined;
   }
 
   /** Asks the provider for the token to send now (it may refresh one near its expiry first). */
@@ -102,12 +124,14 @@ export class BearerAuth {
    * Runs `attempt` (which must build its request synchronously, before its first `await`),
    * again after each 401/403 the provider could handle, within {@link MAX_AUTHORIZATIONS}:
    * a 401 or a plain 403 is retried only as the request's first refusal, a 403
-   * `insufficient_scope` (a step-up) while the budget lasts. Past that the refusal's
-   * `AuthError` is the request's error.
+   * `insufficient_scope` (a step-up) while the budget lasts: the request's own, or during a
+   * connect the connect's ({@link connecting}). Past that the refusal's `AuthError` is the
+   * request's error.
    */
   async run<T>(attempt: () => Promise<T>): Promise<T> {
     await this.prepare();
-    let handled = 0;
+    const budget = this.state.connectBudget ?? { handled: 0 };
+    let handledHere = 0;
     let nonceTaken = false;
     for (;;) {
       const sentWith = this.state.current;
@@ -119,7 +143,11 @@ export class BearerAuth {
         const nonce = e.challenge.error === "use_dpop_nonce" && e.dpopNonce !== undefined && !nonceTaken;
         const stepUp = e.status === 403 && e.challenge.error === "insufficient_scope";
         if (nonce) nonceTaken = true;
-        else if (handled++ >= (stepUp ? MAX_AUTHORIZATIONS : 1)) throw e;
+        else if (budget.handled >= MAX_AUTHORIZATIONS || (!stepUp && handledHere > 0)) throw e;
+        else {
+          budget.handled++;
+          handledHere++;
+        }
         await this.recover(e, sentWith);
       }
     }

@@ -15,6 +15,7 @@
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../jsonrpc/message.ts";
 import { AuthError } from "./auth-error.ts";
+import { bearerAuth, type BearerAuth } from "./http-auth.ts";
 import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from "./http-client.ts";
 import { httpUrl, normalizeHeaders } from "./http-options.ts";
 import { SseClientTransport } from "./sse-client.ts";
@@ -48,6 +49,8 @@ export class AutoHttpClientTransport implements Transport {
   /** The Streamable HTTP transport that carried messages before any choice (an era probe). */
   private unchosen: StreamableHttpClientTransport | undefined;
   private readonly life = new TransportLifecycle(this, "auto HTTP transport");
+  /** The provider's view for {@link setConnecting}, made on first use. */
+  private connectAuth: BearerAuth | undefined;
 
   constructor(options: StreamableHttpClientTransportOptions) {
     // Fail at construction on a bad URL or header, as the concrete transports do.
@@ -75,6 +78,15 @@ export class AutoHttpClientTransport implements Transport {
     this.eraHeaders = headersFor;
     if (this.inner instanceof StreamableHttpClientTransport) this.inner.setMessageHeaders(headersFor);
     this.unchosen?.setMessageHeaders(headersFor);
+  }
+
+  /**
+   * One authorization budget for the whole connect, whichever transports it tries: they
+   * share the provider, and the budget is the provider's (see `BearerAuth.connecting`).
+   */
+  setConnecting(connecting: boolean): void {
+    this.connectAuth ??= bearerAuth(this.options.auth);
+    this.connectAuth?.connecting(connecting);
   }
 
   /** Nothing to open: the first `send()` (the initialize POST) chooses the transport. */

@@ -109,6 +109,8 @@ export class StreamableHttpClientTransport implements Transport {
   private reinit: Promise<void> | undefined;
   private reinitCount = 0;
   private postHeadersCache: { session: string | undefined; version: string | undefined; headers: http.OutgoingHttpHeaders } | undefined;
+  /** The last POST headers merged with a message's own (see {@link postHeaders}). */
+  private mergedHeaders: { base: http.OutgoingHttpHeaders; extra: Record<string, string>; headers: http.OutgoingHttpHeaders } | undefined;
   /** Set while the MCP layer speaks the stateless era (see {@link setMessageHeaders}). */
   private eraHeaders: MessageHeaders | undefined;
   private readonly life = new TransportLifecycle(this, "Streamable HTTP transport");
@@ -157,6 +159,11 @@ export class StreamableHttpClientTransport implements Transport {
    */
   setMessageHeaders(headersFor: MessageHeaders | undefined): void {
     this.eraHeaders = headersFor;
+  }
+
+  /** One authorization budget for the whole connect (see `BearerAuth.connecting`). */
+  setConnecting(connecting: boolean): void {
+    this.base.auth?.connecting(connecting);
   }
 
   /** Nothing to open: every message is its own POST (the GET stream opens after initialize). */
@@ -227,7 +234,16 @@ export class StreamableHttpClientTransport implements Transport {
    * shared: node:http copies what it is given and never changes the object.
    */
   private postHeaders(init: boolean, extra?: Record<string, string>): http.OutgoingHttpHeaders {
-    if (extra !== undefined) return { ...this.postHeaders(init), ...extra };
+    if (extra !== undefined) {
+      // The stateless era's headers: the MCP layer hands the same object for the same method
+      // and target, so the merge is kept for as long as both parts stay the same.
+      const base = this.postHeaders(init);
+      const merged = this.mergedHeaders;
+      if (merged !== undefined && merged.base === base && merged.extra === extra) return merged.headers;
+      const headers = { ...base, ...extra };
+      if (!init) this.mergedHeaders = { base, extra, headers };
+      return headers;
+    }
     const cached = this.postHeadersCache;
     if (!init && cached && cached.session === this.session && cached.version === this.version) return cached.headers;
     const h: http.OutgoingHttpHeaders = { ...this.base.configured, accept: POST_ACCEPT, "content-type": "application/json" };

@@ -66,6 +66,11 @@ export class SseClientTransport implements Transport {
   /** Accepted for the Transport contract; the legacy protocol has no version header. */
   setProtocolVersion(_version: string): void {}
 
+  /** One authorization budget for the whole connect (see `BearerAuth.connecting`). */
+  setConnecting(connecting: boolean): void {
+    this.base.auth?.connecting(connecting);
+  }
+
   /** Opens the stream; resolves once the `endpoint` event arrived. Rejects with `AuthError` or `HTTP_ERROR`. */
   start(): Promise<void> {
     const auth = this.base.auth;

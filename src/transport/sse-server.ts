@@ -36,7 +36,10 @@ import { TransportLifecycle } from "./lifecycle.ts";
 
 /** The Host/Origin allow-lists, bearer token and body limits are those of {@link HttpGuardOptions}. */
 export interface SseServerOptions extends HttpGuardOptions {
-  /** Called once per stream with its transport: `(t) => mcpServer.connect(t)`. A throw answers 500. */
+  /**
+   * Called once per stream with its transport: `(t) => mcpServer.connect(t)`. A throw answers
+   * 500; a BridgeError `LIMIT_EXCEEDED` answers 503 with its message.
+   */
   onSession: OnSession;
   /** Path of the GET stream. Default `"/sse"`. */
   ssePath?: string;
@@ -211,7 +214,9 @@ export class SseServer {
     const problem = await startSession(this.onSession, transport, id);
     if (problem !== undefined || res.destroyed) {
       await transport.close();
-      if (problem !== undefined && !res.destroyed) sendRpcError(res, 500, ErrorCode.InternalError, `Internal error: ${problem}`);
+      if (problem !== undefined && !res.destroyed) {
+        sendRpcError(res, problem.status, problem.status === 503 ? HTTP_REFUSAL_CODE : ErrorCode.InternalError, problem.message, problem.status === 503 ? { "retry-after": "5" } : undefined);
+      }
       return;
     }
     transport.open(`${this.messagesPath}?sessionId=${encodeURIComponent(id)}`, this.keepAliveMs);

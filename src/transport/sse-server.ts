@@ -213,10 +213,11 @@ export class SseServer {
     this.sessions.set(id, transport);
     const problem = await startSession(this.onSession, transport, id);
     if (problem !== undefined || res.destroyed) {
-      await transport.close();
+      // The answer first: closing the transport ends the reply (an empty 200 if nothing was written).
       if (problem !== undefined && !res.destroyed) {
         sendRpcError(res, problem.status, problem.status === 503 ? HTTP_REFUSAL_CODE : ErrorCode.InternalError, problem.message, problem.status === 503 ? { "retry-after": "5" } : undefined);
       }
+      await transport.close();
       return;
     }
     transport.open(`${this.messagesPath}?sessionId=${encodeURIComponent(id)}`, this.keepAliveMs);

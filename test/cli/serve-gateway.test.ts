@@ -14,7 +14,7 @@ import { SseClientTransport } from "../../src/transport/sse-client.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { alive, descendants, reap, ROOT, waitGone } from "../e2e/helpers.ts";
-import { run } from "./helpers.ts";
+import { run, runProcess } from "./helpers.ts";
 import { configDir, fixtureEntry, spawnServe, text, type ServeChild } from "./serve-helpers.ts";
 
 const dir = configDir();
@@ -104,6 +104,36 @@ test("an idle session expires and its upstream processes stop", { timeout: 120_0
   } finally {
     await client.close();
     assert.deepEqual(await serve.stop([echo]), [0, null]);
+  }
+});
+
+test("stateless-era clients are served from the shared pool only when every upstream is shared, and fall back to a session otherwise", { timeout: 120_000 }, async () => {
+  const shared = dir.write("all-shared.json", { mcpServers: { echo: fixtureEntry("echo.ts") }, serve: { isolation: { echo: "shared" } } });
+  const { serve, base } = await httpServe(shared);
+  const modern = new McpClient({ era: "modern" });
+  try {
+    await modern.connect(new StreamableHttpClientTransport({ url: `${base}/mcp` }));
+    assert.equal(text(await modern.callTool("mcp__echo__echo", { text: "stateless" })), "stateless");
+    const doc = await status(modern);
+    assert.equal(doc.session, undefined);
+    assert.equal(doc.sessions.opened, 0, "a stateless request opened a session");
+  } finally {
+    await modern.close();
+    assert.deepEqual(await serve.stop(), [0, null]);
+  }
+  // With a per-client upstream, the stateless era is refused: a modern-only client cannot
+  // connect, a dual-era one (the default) falls back to a session and gets its own upstream.
+  const isolated = await httpServe(isolatedConfig("stateless-refused.json"));
+  const refused = new McpClient({ era: "modern" });
+  const dual = new McpClient();
+  try {
+    await assert.rejects(refused.connect(new StreamableHttpClientTransport({ url: `${isolated.base}/mcp` })));
+    await dual.connect(new StreamableHttpClientTransport({ url: `${isolated.base}/mcp` }));
+    assert.equal((await status(dual)).session, 1);
+  } finally {
+    await refused.close();
+    await dual.close();
+    assert.deepEqual(await isolated.serve.stop(), [0, null]);
   }
 });
 
@@ -330,6 +360,17 @@ test("an upstream that writes junk to stdout is still served, and so are the oth
     await client.close();
     assert.deepEqual(await serve.stop(), [0, null]);
   }
+});
+
+test("caps from the command line that cannot hold the shared upstreams stop serve before it spawns anything (exit 3)", { timeout: 60_000 }, () => {
+  const config = dir.write("two-shared.json", {
+    mcpServers: { one: fixtureEntry("echo.ts"), two: fixtureEntry("echo.ts") },
+    serve: { isolation: { one: "shared", two: "shared" } },
+  });
+  const r = runProcess(["serve", "--config", config, "--stdio", "--max-upstreams", "1"]);
+  assert.equal(r.code, 3, r.err);
+  assert.match(r.err, /2 shared upstreams exceed maxUpstreamConnections \(1\); stopping/);
+  assert.match(r.err, /stopped; every upstream is closed/);
 });
 
 test("serve --check reports every problem of the serve section at once", async () => {

@@ -373,6 +373,12 @@ test("caps from the command line that cannot hold the shared upstreams stop serv
   assert.match(r.err, /stopped; every upstream is closed/);
 });
 
+test("serve --check accepts the README's gateway config with its serve section", async () => {
+  const r = await run(["serve", "--check", "--config", join(ROOT, "fixtures", "gateway", "isolated.json")]);
+  assert.equal(r.code, 0, r.out);
+  assert.match(r.out, /ok, 2 upstream\(s\): echo, mirror$/);
+});
+
 test("serve --check reports every problem of the serve section at once", async () => {
   const config = dir.write("bad-serve.json", {
     mcpServers: { echo: fixtureEntry("echo.ts") },

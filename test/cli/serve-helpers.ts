@@ -4,11 +4,19 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { McpClient } from "../../src/mcp/client.ts";
+import { StreamableHttpClientTransport } from "../../src/transport/http-client.ts";
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { descendants, reap, ROOT, waitGone } from "../e2e/helpers.ts";
 
+export interface ConfigDir {
+  write: (name: string, value: unknown) => string;
+  path: string;
+  remove: () => void;
+}
+
 /** A temporary folder for config files; `remove` deletes it. */
-export function configDir(): { write: (name: string, value: unknown) => string; path: string; remove: () => void } {
+export function configDir(): ConfigDir {
   const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-serve-"));
   return {
     path: dir,
@@ -91,4 +99,44 @@ export async function spawnServe(argv: string[], ready: RegExp, env?: NodeJS.Pro
 /** The text of a tool result's text blocks. */
 export function text(result: { content: { type: string }[] }): string {
   return result.content.map((c) => (c.type === "text" ? (c as unknown as { text: string }).text : `[${c.type}]`)).join("");
+}
+
+export const LISTENING = /at (http:\/\/127\.0\.0\.1:\d+)\/mcp/;
+
+/** A config whose echo is per-client (the default), mirror shared. */
+export function isolatedConfig(dir: ConfigDir, name: string, serve: Record<string, unknown> = {}): string {
+  return dir.write(name, {
+    mcpServers: { echo: fixtureEntry("echo.ts"), mirror: { ...fixtureEntry("mirror.ts"), env: { MIRROR_TEXT: "shared mirror" } } },
+    serve: { isolation: { mirror: "shared" }, ...serve },
+  });
+}
+
+export async function httpServe(config: string, extra: string[] = [], env?: NodeJS.ProcessEnv): Promise<{ serve: ServeChild; base: string }> {
+  const serve = await spawnServe(["--config", config, "--http", "127.0.0.1:0", ...extra], LISTENING, env);
+  return { serve, base: LISTENING.exec(serve.stderr())![1]! };
+}
+
+export async function httpClient(base: string, headers?: Record<string, string>, openGetStream?: boolean): Promise<McpClient> {
+  const client = new McpClient();
+  await client.connect(new StreamableHttpClientTransport({ url: `${base}/mcp`, headers, openGetStream }));
+  return client;
+}
+
+export interface StatusDoc {
+  session?: number;
+  sessions: { open: number; max: number; opened: number; refused: number };
+  upstreamConnections: { open: number; max: number };
+  calls: { total: number; ok: number };
+  upstreams: { name: string; isolation: string; state: string; pid?: number; lastError?: string }[];
+}
+
+export async function status(client: McpClient): Promise<StatusDoc> {
+  const read = await client.readResource("mcp-bridge://status");
+  return JSON.parse((read.contents[0] as { text: string }).text) as StatusDoc;
+}
+
+export function pidOf(doc: StatusDoc, upstream: string): number {
+  const pid = doc.upstreams.find((u) => u.name === upstream)?.pid;
+  assert.ok(pid !== undefined, JSON.stringify(doc));
+  return pid;
 }

@@ -66,6 +66,19 @@ test("an idle session expires and its upstream processes stop", { timeout: 120_0
   }
 });
 
+test("an --audit file that cannot be opened is reported once, and calls are still served", { timeout: 120_000 }, async () => {
+  const bad = join(dir.path, "no-such-folder", "audit.jsonl");
+  const { serve, base } = await httpServe(isolatedConfig(dir, "audit-bad.json"), ["--audit", bad]);
+  const client = await httpClient(base);
+  try {
+    await serve.waitFor(/--audit .*audit\.jsonl: .*ENOENT.*; audit lines are lost/);
+    assert.equal(text(await client.callTool("mcp__echo__echo", { text: "served anyway" })), "served anyway");
+  } finally {
+    await client.close();
+    assert.deepEqual(await serve.stop(), [0, null]);
+  }
+});
+
 test("stateless-era clients are served from the shared pool only when every upstream is shared, and fall back to a session otherwise", { timeout: 120_000 }, async () => {
   const shared = dir.write("all-shared.json", { mcpServers: { echo: fixtureEntry("echo.ts") }, serve: { isolation: { echo: "shared" } } });
   const { serve, base } = await httpServe(shared);

@@ -124,11 +124,22 @@ async function serve(servers: McpServerConfig[], plan: ServePlan, listen: Listen
   });
   for (const token of tokens) pool.redactor.addSecret(token);
   let auditFile: WriteStream | undefined;
+  let auditLost = false;
   if (plan.audit !== undefined && plan.audit !== "-") {
     auditFile = createWriteStream(plan.audit, { flags: "a", mode: 0o600 });
-    auditFile.on("error", (err) => log(`--audit ${plan.audit}: ${errorMessage(err)}; audit lines are lost`));
+    // Reported once; serving goes on (a full disk must not stop the tools), the lines are dropped.
+    auditFile.on("error", (err) => {
+      if (!auditLost) log(`--audit ${plan.audit}: ${errorMessage(err)}; audit lines are lost`);
+      auditLost = true;
+    });
   }
-  const writeAudit = plan.audit === undefined ? undefined : (line: string) => (auditFile === undefined ? stderr(line) : auditFile.write(`${line}\n`));
+  const writeAudit =
+    plan.audit === undefined
+      ? undefined
+      : (line: string): void => {
+          if (auditFile === undefined) stderr(line);
+          else if (!auditLost) auditFile.write(`${line}\n`);
+        };
   const sessions = new GatewaySessions(pool, {
     info: { name: "mcp-bridge-serve", version: packageVersion() ?? "0.0.0" },
     onAudit: writeAudit && ((event) => writeAudit(JSON.stringify({ type: "audit", ...event }))),

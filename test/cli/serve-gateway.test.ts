@@ -73,6 +73,8 @@ test("an --audit file that cannot be opened is reported once, and calls are stil
   try {
     await serve.waitFor(/--audit .*audit\.jsonl: .*ENOENT.*; audit lines are lost/);
     assert.equal(text(await client.callTool("mcp__echo__echo", { text: "served anyway" })), "served anyway");
+    assert.equal(text(await client.callTool("mcp__echo__echo", { text: "and again" })), "and again");
+    assert.equal(serve.stderr().match(/audit lines are lost/g)?.length, 1, serve.stderr());
   } finally {
     await client.close();
     assert.deepEqual(await serve.stop(), [0, null]);

@@ -50,7 +50,10 @@ async function startServe(config: string): Promise<{ client: McpClient; transpor
   const stderr: string[] = [];
   const cli = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["serve", "--config", config, "--stdio"]);
   const transport = new StdioClientTransport({ ...cli, cwd: ROOT, shutdownGraceMs: 5_000, onStderr: (line) => stderr.push(line) });
-  const client = new McpClient();
+  // serve starts this session's upstreams before it reads stdin; on a loaded machine that can
+  // outlast the client's 5 s server/discover probe, whose late answer would then fix the
+  // connection's era under the client's fallback initialize (docs/decisions.md 111).
+  const client = new McpClient({ discoverTimeoutMs: 60_000 });
   try {
     await client.connect(transport);
   } catch (err) {

@@ -24,11 +24,14 @@ commands
   demo                            start the bundled fixture servers and call one tool
   acp-agent [--servers <file>] [--startup-timeout ms] [--no-mcp-over-acp]
                                   the reference ACP agent on stdio
-  serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--rate-limit <calls a minute>|off]
+  serve --config <file> (--stdio | --http 127.0.0.1:PORT [--sse] [--allow-remote])
+        [--max-sessions N] [--max-upstreams N] [--audit <file>|-] [--rate-limit <calls a minute>|off]
         [--health-interval ms] [--no-namespace]
                                   one MCP server in front of every server of <file>: tools as
-                                  mcp__<server>__<tool>; ends (upstreams stopped) at stdin's end or SIGTERM;
-                                  calls per upstream are limited to 100 a minute unless --rate-limit says otherwise
+                                  mcp__<server>__<tool>, each client with its own upstream processes
+                                  unless "serve.isolation" shares them; status at mcp-bridge://status;
+                                  calls per upstream are limited to 100 a minute unless --rate-limit says otherwise;
+                                  ends (upstreams stopped) at stdin's end or SIGTERM
   serve --check --config <file>   print every problem of <file> for serving; exit 2 on an error
   shim <port>                     stdio MCP server piped to a conductor (token in MCP_BRIDGE_SHIM_TOKEN)
   vendor <dir> [--subset client|server|manager|acp|all] | vendor --verify <dir>
@@ -67,8 +70,8 @@ exit codes
   5  protocol error: the server answered with a JSON-RPC error, or with something that is not MCP`;
 
 const SPEC = {
-  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset", "auth-timeout", "http", "rate-limit", "health-interval", "era"],
-  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify", "open", "stdio", "check", "no-namespace"],
+  valued: ["env", "timeout", "url", "transport", "header", "servers", "startup-timeout", "config", "server", "log-level", "context", "subset", "auth-timeout", "http", "rate-limit", "health-interval", "era", "max-sessions", "max-upstreams", "audit"],
+  boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify", "open", "stdio", "check", "no-namespace", "sse", "allow-remote"],
 };
 
 /** The process's terminal: stdout's width, and in-place progress when stderr is a terminal. */

@@ -1,49 +1,60 @@
 /**
- * `mcp-bridge serve --config <file> (--stdio | --http HOST:PORT)`: one MCP server in front of
- * every server of a config file. The upstreams run under an McpManager (restarts, limits,
- * redaction, untrusted marking) and are served merged through an McpServer with the gateway's
- * {@link ManagerProvider}: tools as `mcp__<server>__<tool>`, prompts likewise, resources
- * under `mcp-bridge://<server>/<uri>`.
+ * `mcp-bridge serve --config <file> (--stdio | --http HOST:PORT [--sse])`: one MCP server in
+ * front of every server of a config file. Each downstream session (the stdio client, each HTTP
+ * or SSE session) gets its own connections to the per-client upstreams, and all share the
+ * `shared` ones (gateway/upstream-pool.ts); the managers apply restarts, limits, redaction and
+ * untrusted marking; tools are served as `mcp__<server>__<tool>`, prompts likewise, resources
+ * under `mcp-bridge://<server>/<uri>`, the gateway's status at `mcp-bridge://status`.
  *
  * `--check` reads the config, prints every problem at once and exits (2 on any error, 0
  * otherwise); nothing is started.
  *
- * stdout carries nothing but MCP messages (with `--stdio`); every log line goes to stderr. The
- * command ends, every upstream stopped, when stdin ends (`--stdio`) or on SIGTERM/SIGINT.
+ * stdout carries nothing but MCP messages (with `--stdio`); every log line goes to stderr, as
+ * do audit lines with `--audit -`. The command ends, every upstream stopped, when stdin ends
+ * (`--stdio`) or on SIGTERM/SIGINT.
  */
+import { createWriteStream, type WriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { formatProblem, MAX_CONFIG_FILE_BYTES } from "../config/parse-common.ts";
 import { parseJsonText, parseMcpJsonFile } from "../config/parse-files.ts";
+import { defaultSecretResolvers } from "../config/secrets.ts";
 import type { ConfigProblem, McpServerConfig } from "../config/types.ts";
-import { CallForwarding } from "../gateway/forwarding.ts";
-import { ManagerProvider } from "../gateway/manager-provider.ts";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_UPSTREAM_CONNECTIONS, isolationOf, readServeSettings, type ServeSettings } from "../gateway/serve-config.ts";
+import { GatewaySessions } from "../gateway/serve-sessions.ts";
+import { UpstreamPool } from "../gateway/upstream-pool.ts";
 import { errorMessage } from "../jsonrpc/errors.ts";
-import { DEFAULT_MAX_SERVERS, McpManager, type McpManagerOptions, type ServerStatus } from "../manager/manager.ts";
-import { McpServer } from "../mcp/server.ts";
-import type { StreamableHttpServer } from "../transport/http-server.ts";
+import { DEFAULT_MAX_SERVERS, type McpManager, type McpManagerOptions, type ServerStatus } from "../manager/manager.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
 import { flag, intFlag, onlyPositionals, UsageError, type ParsedArgs } from "./args.ts";
+import type { ServingHttp } from "./serve-http.ts";
 import { ExitCode } from "./report.ts";
 import { packageVersion } from "./version.ts";
 
-const SYNOPSIS = "serve --config <file> (--stdio | --http 127.0.0.1:PORT) [--rate-limit N|off] [--health-interval ms] [--no-namespace] | serve --check --config <file>";
+const SYNOPSIS =
+  "serve --config <file> (--stdio | --http 127.0.0.1:PORT [--sse]) [--rate-limit N|off] [--health-interval ms] [--no-namespace] | serve --check --config <file>";
 
 /** Time between pings of each ready upstream, ms (docs/decisions.md 139). */
 const DEFAULT_HEALTH_INTERVAL_MS = 30_000;
 
-/**
- * The server's bound on each provider answer. The manager already bounds every upstream
- * request (`timeout`, `toolTimeout` reset by progress, under the peer's 10-minute hard cap),
- * with clearer errors, so this only catches what it would not: the server's 60-second default
- * would cut long tools and calls waiting on a person's elicitation (docs/decisions.md 139).
- */
-const PROVIDER_TIMEOUT_MS = 605_000;
-
-/** Hosts `--http` may bind: there is no inbound authentication yet (docs/decisions.md 128). */
+/** Hosts `--http` binds without `--allow-remote` (docs/decisions.md 128, 148). */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
 /** Where to serve, from the command line. */
-type Listen = { kind: "stdio" } | { kind: "http"; host: string; port: number };
+type Listen = { kind: "stdio" } | { kind: "http"; host: string; port: number; sse: boolean; remote: boolean };
+
+/** What serving needs beyond the upstreams: the config's `serve` section with the flags applied. */
+interface ServePlan {
+  settings: ServeSettings;
+  maxSessions: number;
+  maxUpstreams: number;
+  /** `--audit`: `-` for stderr, else a file appended to. */
+  audit?: string;
+  healthIntervalMs: number;
+  /** False (`--no-namespace`): the one upstream's names as they are (docs/decisions.md 141). */
+  namespaced: boolean;
+  /** The managers' per-upstream bucket (`--rate-limit`); undefined: their default. */
+  rateLimit: McpManagerOptions["rateLimit"];
+}
 
 /** Runs the command; resolves with the exit code once serving ended and every upstream is stopped. */
 export async function runServe(args: ParsedArgs, io: { out: (text: string) => void; err: (text: string) => void }): Promise<number> {
@@ -54,7 +65,9 @@ export async function runServe(args: ParsedArgs, io: { out: (text: string) => vo
   const log = (line: string): void => io.err(`mcp-bridge serve: ${line}`);
 
   if (args.flags.has("check")) {
-    if (args.flags.has("stdio") || args.flags.has("http")) throw new UsageError("--check starts nothing: drop --stdio and --http");
+    for (const name of ["stdio", "http", "sse", "allow-remote", "audit"]) {
+      if (args.flags.has(name)) throw new UsageError(`--check starts nothing: drop --${name}`);
+    }
     const { servers, problems } = await readServeConfig(file);
     for (const problem of problems) io.out(formatProblem(problem));
     const errors = problems.filter((p) => p.severity === "error").length;
@@ -67,23 +80,32 @@ export async function runServe(args: ParsedArgs, io: { out: (text: string) => vo
   }
 
   const listen = listenFrom(args);
-  const options: ServeOptions = {
-    healthIntervalMs: intFlag(args, "health-interval", DEFAULT_HEALTH_INTERVAL_MS),
-    namespaced: !args.flags.has("no-namespace"),
-    rateLimit: rateLimitFrom(args),
-  };
-  const { servers, problems } = await readServeConfig(file);
+  const maxSessionsFlag = flag(args, "max-sessions") === undefined ? undefined : intFlag(args, "max-sessions", 1);
+  const maxUpstreamsFlag = flag(args, "max-upstreams") === undefined ? undefined : intFlag(args, "max-upstreams", 1);
+  const { servers, settings, problems } = await readServeConfig(file);
   for (const problem of problems) log(formatProblem(problem));
   if (problems.some((p) => p.severity === "error")) {
     log(`${file} has errors; nothing was started (see them all with: mcp-bridge serve --check --config ${file})`);
     return ExitCode.Usage;
   }
-  if (!options.namespaced && servers.length !== 1) throw new UsageError(`--no-namespace serves one upstream under its own names; ${file} has ${servers.length}`);
-  return serve(servers, listen, options, log);
+  if (listen.kind === "http" && listen.remote && settings.bearerTokens.length === 0) {
+    throw new UsageError("--allow-remote needs bearer tokens: list them in the config's serve.bearerTokens (as secret://env/NAME), or anyone who reaches the port uses the upstreams' credentials");
+  }
+  const plan: ServePlan = {
+    settings,
+    maxSessions: maxSessionsFlag ?? settings.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    maxUpstreams: maxUpstreamsFlag ?? settings.maxUpstreamConnections ?? DEFAULT_MAX_UPSTREAM_CONNECTIONS,
+    audit: flag(args, "audit"),
+    healthIntervalMs: intFlag(args, "health-interval", DEFAULT_HEALTH_INTERVAL_MS),
+    namespaced: !args.flags.has("no-namespace"),
+    rateLimit: rateLimitFrom(args),
+  };
+  if (!plan.namespaced && servers.length !== 1) throw new UsageError(`--no-namespace serves one upstream under its own names; ${file} has ${servers.length}`);
+  return serve(servers, plan, listen, log, io.err);
 }
 
 /**
- * `--rate-limit N|off`: the manager's per-upstream token bucket (default 100 calls a minute,
+ * `--rate-limit N|off`: each manager's per-upstream token bucket (default 100 calls a minute,
  * an agent's guard against a runaway model; a gateway serving many clients may need more).
  */
 function rateLimitFrom(args: ParsedArgs): McpManagerOptions["rateLimit"] {
@@ -95,36 +117,73 @@ function rateLimitFrom(args: ParsedArgs): McpManagerOptions["rateLimit"] {
   return { callsPerMinute: n };
 }
 
-/** How to serve, beyond where. */
-interface ServeOptions {
-  healthIntervalMs: number;
-  /** False (`--no-namespace`): the one upstream's names as they are (docs/decisions.md 141). */
-  namespaced: boolean;
-  /** The manager's per-upstream bucket (`--rate-limit`); undefined: its default. */
-  rateLimit: McpManagerOptions["rateLimit"];
+/** Resolves the bearer tokens: their `secret://` references, never shown (only the reference is). */
+async function resolveTokens(tokens: readonly string[]): Promise<string[]> {
+  return Promise.all(tokens.map((t) => (t.startsWith("secret://") ? defaultSecretResolvers.resolve(t) : t)));
 }
 
-/** Starts the upstreams, serves them until the downstream side ends, then stops everything. */
-async function serve(servers: McpServerConfig[], listen: Listen, options: ServeOptions, log: (line: string) => void): Promise<number> {
+/** Starts the shared upstreams, serves sessions until the downstream side ends, then stops everything. */
+async function serve(servers: McpServerConfig[], plan: ServePlan, listen: Listen, log: (line: string) => void, stderr: (text: string) => void): Promise<number> {
+  let tokens: string[];
+  try {
+    tokens = await resolveTokens(listen.kind === "http" ? plan.settings.bearerTokens : []);
+  } catch (err) {
+    log(`serve.bearerTokens: ${errorMessage(err)}; nothing was started`);
+    return ExitCode.Usage;
+  }
+  const watch = (manager: McpManager, session: number | undefined): void => {
+    const where = session === undefined ? "" : ` (session ${session})`;
+    manager.on("warning", (w) => log(`warning${where}: ${w.message}`));
+    manager.on("state", (change) => {
+      // A first start's outcome is reported once, when the manager's upstreams have settled.
+      if ((change.to === "failed" && change.from !== "connecting") || change.to === "restarting") log(`upstream ${JSON.stringify(change.server)}${where} is ${change.to}${change.error ? `: ${change.error}` : ""}`);
+    });
+  };
   // processGuard: a crash or a signal still stops every child (manager/process-guard.ts).
-  // What an upstream asks during a call goes to the client of that call (gateway/forwarding.ts).
-  const forwarding = new CallForwarding();
-  const manager = new McpManager({
-    processGuard: true,
-    clientFeatures: forwarding.clientFeatures,
-    health: { intervalMs: options.healthIntervalMs, timeoutMs: Math.min(5_000, Math.max(1_000, options.healthIntervalMs)) },
-    ...(options.namespaced ? {} : { naming: (_prefix: string, tool: string) => tool }),
-    ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+  const pool = new UpstreamPool({
+    upstreams: servers,
+    isolation: (name) => isolationOf(plan.settings, name),
+    maxSessions: plan.maxSessions,
+    maxUpstreamConnections: plan.maxUpstreams,
+    manager: {
+      processGuard: true,
+      health: { intervalMs: plan.healthIntervalMs, timeoutMs: Math.min(5_000, Math.max(1_000, plan.healthIntervalMs)) },
+      ...(plan.namespaced ? {} : { naming: (_prefix: string, tool: string) => tool }),
+      ...(plan.rateLimit === undefined ? {} : { rateLimit: plan.rateLimit }),
+    },
+    onManager: watch,
   });
-  manager.on("warning", (w) => log(`warning: ${w.message}`));
-  let started = false;
-  manager.on("state", (change) => {
-    // Each upstream's first start is reported once, below, when all of them have settled.
-    if (started && change.to === "failed" || change.to === "restarting") log(`upstream ${JSON.stringify(change.server)} is ${change.to}${change.error ? `: ${change.error}` : ""}`);
+  for (const token of tokens) pool.redactor.addSecret(token);
+  let auditFile: WriteStream | undefined;
+  let auditLost = false;
+  if (plan.audit !== undefined && plan.audit !== "-") {
+    auditFile = createWriteStream(plan.audit, { flags: "a", mode: 0o600 });
+    // Reported once; serving goes on (a full disk must not stop the tools), the lines are dropped.
+    auditFile.on("error", (err) => {
+      if (!auditLost) log(`--audit ${plan.audit}: ${errorMessage(err)}; audit lines are lost`);
+      auditLost = true;
+    });
+  }
+  const writeAudit =
+    plan.audit === undefined
+      ? undefined
+      : (line: string): void => {
+          if (auditFile === undefined) stderr(line);
+          else if (!auditLost) auditFile.write(`${line}\n`);
+        };
+  const sessions = new GatewaySessions(pool, {
+    info: { name: "mcp-bridge-serve", version: packageVersion() ?? "0.0.0" },
+    namespaced: plan.namespaced,
+    onAudit: writeAudit && ((event) => writeAudit(JSON.stringify({ type: "audit", ...event }))),
+    log,
+    onSessionOpen: (upstreams) => {
+      for (const s of upstreams.manager.status()) log(`session ${upstreams.id}: ${describe(s)}`);
+    },
   });
+
   let stopped: () => void = () => {};
   const ended = new Promise<void>((resolve) => (stopped = resolve));
-  // Our own listeners: the process guard then closes the manager without re-raising the
+  // Our own listeners: the process guard then closes the managers without re-raising the
   // signal, and the command ends through the same path as on stdin's end (exit 0).
   let signalled = false;
   const onSignal = (): void => {
@@ -133,39 +192,46 @@ async function serve(servers: McpServerConfig[], listen: Listen, options: ServeO
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
-  let http: StreamableHttpServer | undefined;
-  const server = new McpServer(
-    { name: "mcp-bridge-serve", version: packageVersion() ?? "0.0.0" },
-    { providers: [new ManagerProvider(manager, { forwarding, namespaced: options.namespaced })], instructions: manager.instructions(), providerTimeoutMs: PROVIDER_TIMEOUT_MS, onProviderError: (e) => log(`upstream list failed: ${errorMessage(e)}`) },
-  );
+  let http: ServingHttp | undefined;
+  let code: number = ExitCode.Ok;
   try {
-    const statuses = await manager.connect(servers);
-    started = true;
+    const statuses = await pool.start();
     for (const s of statuses) log(describe(s));
+    const shape = `${pool.sharedNames.length} shared and ${pool.perClientNames.length} per-client upstream(s)`;
     if (listen.kind === "stdio") {
-      const session = await server.connect(new StdioServerTransport());
-      session.onclose = () => stopped();
-      log(`serving ${statuses.length} upstream(s) on stdio`);
+      await sessions.connect(new StdioServerTransport(), () => stopped());
+      log(`serving ${servers.length} upstream(s) on stdio (${shape})`);
     } else {
-      const { StreamableHttpServer } = await import("../transport/http-server.ts");
-      http = new StreamableHttpServer({ onSession: (t) => server.connect(t) });
-      const { url } = await http.listen(listen.port, listen.host);
-      log(`serving ${statuses.length} upstream(s) at ${url.href}`);
+      const { listenHttp } = await import("./serve-http.ts");
+      http = await listenHttp({
+        host: listen.host,
+        port: listen.port,
+        sse: listen.sse,
+        guard: { bearerToken: tokens.length > 0 ? tokens : undefined, allowedHosts: plan.settings.allowedHosts, allowedOrigins: plan.settings.allowedOrigins },
+        maxSessions: plan.maxSessions,
+        sessionIdleMs: plan.settings.sessionIdleMs,
+        onSession: sessions.onHttpSession,
+      });
+      log(`serving ${servers.length} upstream(s) at ${http.url.href}${http.sseUrl === undefined ? "" : ` and ${http.sseUrl.href} (legacy SSE)`} (${shape}; at most ${plan.maxSessions} sessions, ${plan.maxUpstreams} upstream connections)`);
     }
     await ended;
+  } catch (err) {
+    log(`${pool.redactor.redact(errorMessage(err))}; stopping`);
+    code = ExitCode.Connect;
   } finally {
-    // After a signal ours stay: the guard re-raises it once the manager has closed unless
+    // After a signal ours stay: the guard re-raises it once the managers have closed unless
     // someone still listens, and this process is ending anyway.
     if (!signalled) {
       process.off("SIGTERM", onSignal);
       process.off("SIGINT", onSignal);
     }
     await http?.close();
-    await server.close();
-    await manager.close();
+    await sessions.close();
+    await pool.close();
+    if (auditFile !== undefined) await new Promise<void>((resolve) => auditFile!.end(resolve));
     log("stopped; every upstream is closed");
   }
-  return ExitCode.Ok;
+  return code;
 }
 
 /** One line per upstream after its first start: ready with its tool count, or why it failed. */
@@ -175,28 +241,32 @@ function describe(s: ServerStatus): string {
   return `upstream ${name} ${s.state}${s.lastError === undefined ? "" : `: ${s.lastError}`}; the others are served without it`;
 }
 
-/** `--stdio` or `--http HOST:PORT` (exactly one). */
+/** `--stdio` or `--http HOST:PORT` (exactly one), with `--sse` and `--allow-remote` for HTTP only. */
 function listenFrom(args: ParsedArgs): Listen {
   const address = flag(args, "http");
   const stdio = args.flags.has("stdio");
   if (stdio === (address !== undefined)) throw new UsageError(`serve needs one of --stdio or --http 127.0.0.1:PORT: ${SYNOPSIS}`);
-  if (address === undefined) return { kind: "stdio" };
+  if (address === undefined) {
+    for (const name of ["sse", "allow-remote"]) if (args.flags.has(name)) throw new UsageError(`--${name} is for --http only`);
+    return { kind: "stdio" };
+  }
   const colon = address.lastIndexOf(":");
   const host = colon === -1 ? "127.0.0.1" : address.slice(0, colon);
   const portText = colon === -1 ? address : address.slice(colon + 1);
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--http: ${JSON.stringify(portText)} is not a TCP port (0 picks a free one)`);
-  if (!LOOPBACK_HOSTS.has(host)) {
-    throw new UsageError(`--http: ${JSON.stringify(host)} is not a loopback address; serve has no inbound authentication yet, so it binds 127.0.0.1, ::1 or localhost only`);
+  const remote = args.flags.has("allow-remote");
+  if (!LOOPBACK_HOSTS.has(host) && !remote) {
+    throw new UsageError(`--http: ${JSON.stringify(host)} is not a loopback address; serve binds 127.0.0.1, ::1 or localhost unless --allow-remote is given (with serve.bearerTokens in the config)`);
   }
-  return { kind: "http", host: host.replace(/^\[(.*)\]$/, "$1"), port };
+  return { kind: "http", host: host.replace(/^\[(.*)\]$/, "$1"), port, sse: args.flags.has("sse"), remote: remote && !LOOPBACK_HOSTS.has(host) };
 }
 
 /**
  * Reads and checks a config for serving: the parsers' problems (every format they take), plus
  * what only serving makes a problem. Never throws; an unreadable file is one problem.
  */
-export async function readServeConfig(file: string): Promise<{ servers: McpServerConfig[]; problems: ConfigProblem[] }> {
+export async function readServeConfig(file: string): Promise<{ servers: McpServerConfig[]; settings: ServeSettings; problems: ConfigProblem[] }> {
   let text: string;
   try {
     const bytes = await readFile(file);
@@ -206,7 +276,7 @@ export async function readServeConfig(file: string): Promise<{ servers: McpServe
     return fileProblem(file, `cannot read the file: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
   }
   const decoded = parseJsonText(text, file);
-  if (!decoded.ok) return { servers: [], problems: [decoded.problem] };
+  if (!decoded.ok) return { servers: [], settings: { isolation: {}, bearerTokens: [] }, problems: [decoded.problem] };
   const parsed = parseMcpJsonFile(decoded.value, file);
   const problems = [...parsed.problems];
   const enabled = parsed.servers.filter((s) => s.enabled !== false);
@@ -226,7 +296,15 @@ export async function readServeConfig(file: string): Promise<{ servers: McpServe
   if (enabled.length === 0 && !problems.some((p) => p.severity === "error")) {
     problems.push({ source: file, path: "", severity: "error", message: "no enabled server to serve" });
   }
-  return { servers: enabled, problems };
+  const serve = readServeSettings(decoded.value, enabled.map((s) => s.name), file);
+  problems.push(...serve.problems);
+  const { settings } = serve;
+  // One session must fit: the shared upstreams plus one connection to each per-client one.
+  const maxUpstreams = settings.maxUpstreamConnections ?? DEFAULT_MAX_UPSTREAM_CONNECTIONS;
+  if (enabled.length > maxUpstreams) {
+    problems.push({ source: file, path: "/serve/maxUpstreamConnections", severity: "error", message: `${enabled.length} upstreams cannot serve even one session within ${maxUpstreams} upstream connections` });
+  }
+  return { servers: enabled, settings, problems };
 }
 
 /** The JSON pointer of a server's entry, whichever shape the file has. */
@@ -239,6 +317,6 @@ function entryPath(value: unknown, name: string): string {
   return `/servers/${escaped}`;
 }
 
-function fileProblem(file: string, message: string): { servers: McpServerConfig[]; problems: ConfigProblem[] } {
-  return { servers: [], problems: [{ source: file, path: "", severity: "error", message }] };
+function fileProblem(file: string, message: string): { servers: McpServerConfig[]; settings: ServeSettings; problems: ConfigProblem[] } {
+  return { servers: [], settings: { isolation: {}, bearerTokens: [] }, problems: [{ source: file, path: "", severity: "error", message }] };
 }

@@ -25,8 +25,11 @@ export interface HttpGuardOptions {
    * Default: `127.0.0.1`, `localhost` or `[::1]` with the port the request arrived on.
    */
   allowedHosts?: readonly string[];
-  /** Static token every request must carry as `Authorization: Bearer <token>` (else 401). */
-  bearerToken?: string;
+  /**
+   * Static token every request must carry as `Authorization: Bearer <token>` (else 401); with
+   * a list, any one of them (a gateway gives each client its own, to revoke one alone).
+   */
+  bearerToken?: string | readonly string[];
   /** Largest request body, bytes (413 beyond). Default 4 MiB. */
   maxBodyBytes?: number;
   /** Time allowed for the whole body to arrive, ms (408 after). Default 30 000. */
@@ -202,7 +205,7 @@ export class HttpGuard {
   readonly bodyTimeoutMs: number;
   private readonly hosts: ReadonlySet<string> | undefined;
   private readonly origins: ReadonlySet<string> | undefined;
-  private readonly tokenDigest: Buffer | undefined;
+  private readonly tokenDigests: Buffer[] | undefined;
   /** Per connection, the last `Host` value allowed: keep-alive clients repeat it on every request. */
   private readonly hostAllowedOn = new WeakMap<Socket, string>();
 
@@ -214,8 +217,10 @@ export class HttpGuard {
     this.hosts = options.allowedHosts && new Set(options.allowedHosts.map((h) => h.toLowerCase()));
     this.origins = options.allowedOrigins && new Set(options.allowedOrigins.map((o) => o.toLowerCase()));
     if (options.bearerToken !== undefined) {
-      if (options.bearerToken === "" || /[\s]/.test(options.bearerToken)) throw new RangeError("bearerToken must be non-empty and contain no whitespace");
-      this.tokenDigest = digest(options.bearerToken);
+      const tokens = typeof options.bearerToken === "string" ? [options.bearerToken] : options.bearerToken;
+      if (tokens.length === 0) throw new RangeError("bearerToken must hold at least one token");
+      for (const token of tokens) if (token === "" || /[\s]/.test(token)) throw new RangeError("bearerToken must be non-empty and contain no whitespace");
+      this.tokenDigests = tokens.map(digest);
     }
   }
 
@@ -236,7 +241,7 @@ export class HttpGuard {
       sendRpcError(res, 403, HTTP_REFUSAL_CODE, "Forbidden: Origin not allowed");
       return false;
     }
-    if (this.tokenDigest) return this.checkBearer(req, res, this.tokenDigest);
+    if (this.tokenDigests) return this.checkBearer(req, res, this.tokenDigests);
     return true;
   }
 
@@ -323,15 +328,21 @@ export class HttpGuard {
     return !hostPort.includes("/") && isLoopbackAt(hostPort, port, tls ? 443 : 80);
   }
 
-  private checkBearer(req: IncomingMessage, res: ServerResponse, expected: Buffer): boolean {
+  private checkBearer(req: IncomingMessage, res: ServerResponse, expected: readonly Buffer[]): boolean {
     const auth = req.headers.authorization;
     if (auth === undefined) {
       sendRpcError(res, 401, HTTP_REFUSAL_CODE, "Unauthorized: bearer token required", { "www-authenticate": "Bearer" });
       return false;
     }
     const m = /^bearer[ ]+(\S+)[ ]*$/i.exec(auth);
-    // Compare fixed-size digests so neither the token's content nor its length leaks by timing.
-    if (!m || !timingSafeEqual(digest(m[1]), expected)) {
+    // Compare fixed-size digests, with every token, so neither a token's content, its length
+    // nor which one matched leaks by timing.
+    let matched = false;
+    if (m) {
+      const given = digest(m[1]);
+      for (const token of expected) matched = timingSafeEqual(given, token) || matched;
+    }
+    if (!matched) {
       sendRpcError(res, 401, HTTP_REFUSAL_CODE, "Unauthorized: invalid bearer token", { "www-authenticate": 'Bearer error="invalid_token"' });
       return false;
     }

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { errorMessage } from "../jsonrpc/errors.ts";
+import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import type { Transport } from "./transport.ts";
 
 /** The `onSession` callback of both servers. */
@@ -42,21 +42,31 @@ export function closeHttpServer(server: Server): Promise<void> {
   });
 }
 
+/** Why a new session cannot go on, as the HTTP answer the caller writes. */
+export interface SessionRefusal {
+  /** 503 when `onSession` refused with BridgeError `LIMIT_EXCEEDED` (a cap, worth retrying later), else 500. */
+  status: 500 | 503;
+  message: string;
+}
+
 /**
  * Runs `onSession` for a new session's transport. Returns why the session cannot go on (the
  * callback threw, did not connect the transport, or the transport closed meanwhile), or
- * undefined when it is ready. The caller closes the transport and answers 500 on a problem.
+ * undefined when it is ready. The caller closes the transport and answers with the refusal.
  */
 export async function startSession(
   onSession: OnSession,
   transport: Transport & { readonly connected: boolean; readonly closed: boolean },
   sessionId: string | undefined,
-): Promise<string | undefined> {
+): Promise<SessionRefusal | undefined> {
   try {
     await onSession(transport, { sessionId });
-    if (!transport.connected) return "onSession did not connect the transport";
+    if (!transport.connected) return { status: 500, message: "Internal error: onSession did not connect the transport" };
   } catch (err) {
-    return `could not start the session: ${errorMessage(err)}`;
+    // A cap the application enforces (a gateway's session limit) is no internal error: the
+    // client is told the limit's own words and may retry later.
+    if (err instanceof BridgeError && err.code === "LIMIT_EXCEEDED") return { status: 503, message: `Service Unavailable: ${err.message}` };
+    return { status: 500, message: `Internal error: could not start the session: ${errorMessage(err)}` };
   }
-  return transport.closed ? "the session closed at once" : undefined;
+  return transport.closed ? { status: 500, message: "Internal error: the session closed at once" } : undefined;
 }

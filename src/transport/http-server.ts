@@ -14,7 +14,8 @@
  * 406 `Accept` lacking a required type; 409 a second GET stream; 413 body too large; 408 body
  * too slow; 415 not `application/json`; 400 malformed JSON (-32700), invalid JSON-RPC (-32600),
  * a batch outside 2025-03-26, a missing session id, an unsupported `MCP-Protocol-Version`;
- * 503 too many sessions, each with a request in flight (else the idlest is closed instead).
+ * 503 too many sessions, each with a request in flight (else the idlest is closed instead), or
+ * `onSession` refused with BridgeError `LIMIT_EXCEEDED`.
  * Error bodies are JSON-RPC errors, with the request's id when the body held exactly one.
  *
  * A POST of the stateless era (2026-07-28) gets no session id and a session of its own; see
@@ -365,7 +366,7 @@ export class StreamableHttpServer {
     const problem = await startSession(this.onSession, transport, transport.sessionId);
     if (problem === undefined) return true;
     await transport.close();
-    sendRpcError(res, 500, ErrorCode.InternalError, `Internal error: ${problem}`);
+    sendRpcError(res, problem.status, problem.status === 503 ? HTTP_REFUSAL_CODE : ErrorCode.InternalError, problem.message, problem.status === 503 ? { "retry-after": "5" } : undefined);
     return false;
   }
 

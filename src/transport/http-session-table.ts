@@ -92,8 +92,10 @@ export class SessionTable {
   private expire(id: string): void {
     const entry = this.entries.get(id);
     if (!entry) return;
-    // An open response (a GET stream, a POST still answering) keeps the session alive.
-    if (entry.transport.busy) this.armIdle(entry);
+    // An open response (a GET stream, a POST still answering) keeps the session alive, and so
+    // does its initialize still being handed over: `onSession` may take longer than the idle
+    // time (a gateway starts the session's upstream processes there).
+    if (entry.opening || entry.transport.busy) this.armIdle(entry);
     else void entry.transport.close();
   }
 }

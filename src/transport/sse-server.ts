@@ -36,7 +36,10 @@ import { TransportLifecycle } from "./lifecycle.ts";
 
 /** The Host/Origin allow-lists, bearer token and body limits are those of {@link HttpGuardOptions}. */
 export interface SseServerOptions extends HttpGuardOptions {
-  /** Called once per stream with its transport: `(t) => mcpServer.connect(t)`. A throw answers 500. */
+  /**
+   * Called once per stream with its transport: `(t) => mcpServer.connect(t)`. A throw answers
+   * 500; a BridgeError `LIMIT_EXCEEDED` answers 503 with its message.
+   */
   onSession: OnSession;
   /** Path of the GET stream. Default `"/sse"`. */
   ssePath?: string;
@@ -210,8 +213,11 @@ export class SseServer {
     this.sessions.set(id, transport);
     const problem = await startSession(this.onSession, transport, id);
     if (problem !== undefined || res.destroyed) {
+      // The answer first: closing the transport ends the reply (an empty 200 if nothing was written).
+      if (problem !== undefined && !res.destroyed) {
+        sendRpcError(res, problem.status, problem.status === 503 ? HTTP_REFUSAL_CODE : ErrorCode.InternalError, problem.message, problem.status === 503 ? { "retry-after": "5" } : undefined);
+      }
       await transport.close();
-      if (problem !== undefined && !res.destroyed) sendRpcError(res, 500, ErrorCode.InternalError, `Internal error: ${problem}`);
       return;
     }
     transport.open(`${this.messagesPath}?sessionId=${encodeURIComponent(id)}`, this.keepAliveMs);

@@ -3,7 +3,6 @@
  * stdio, spoken to by our own client; and `serve --check`, in process.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -14,6 +13,7 @@ import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { descendants, reap, ROOT, waitGone } from "../e2e/helpers.ts";
 import { run } from "./helpers.ts";
+import { spawnServe } from "./serve-helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-serve-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,7 +50,10 @@ async function startServe(config: string): Promise<{ client: McpClient; transpor
   const stderr: string[] = [];
   const cli = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["serve", "--config", config, "--stdio"]);
   const transport = new StdioClientTransport({ ...cli, cwd: ROOT, shutdownGraceMs: 5_000, onStderr: (line) => stderr.push(line) });
-  const client = new McpClient();
+  // serve starts this session's upstreams before it reads stdin; on a loaded machine that can
+  // outlast the client's 5 s server/discover probe, whose late answer would then fix the
+  // connection's era under the client's fallback initialize (docs/decisions.md 111).
+  const client = new McpClient({ discoverTimeoutMs: 60_000 });
   try {
     await client.connect(transport);
   } catch (err) {
@@ -117,59 +120,28 @@ test("serve reports an upstream that cannot start and serves the other", { timeo
   }
 });
 
-/** `serve` as a plain child, once its stderr has said `ready`; `stop` SIGTERMs it and checks that all of it is gone. */
-async function spawnServe(argv: string[], ready: RegExp): Promise<{ stderr: () => string; stop: () => Promise<[number | null, NodeJS.Signals | null]> }> {
-  const cli = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["serve", ...argv]);
-  const child = spawn(cli.command, cli.args, { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (code, signal) => resolve([code, signal])));
-  let stderr = "";
-  try {
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on("data", (d: Buffer) => {
-        stderr += d.toString();
-        if (ready.test(stderr)) resolve();
-      });
-      child.on("exit", () => reject(new Error(`serve exited early: ${stderr}`)));
-    });
-  } catch (err) {
-    reap(child.pid);
-    throw err;
-  }
-  const below = descendants(child.pid!);
-  return {
-    stderr: () => stderr,
-    stop: async () => {
-      try {
-        assert.ok(below.length >= 2, `expected both upstreams below serve, found ${below.length}`);
-        child.kill("SIGTERM");
-        const outcome = await exited;
-        for (const pid of below) assert.equal(await waitGone(pid), true, `process ${pid} outlived serve`);
-        return outcome;
-      } finally {
-        for (const pid of [child.pid, ...below]) reap(pid);
-      }
-    },
-  };
-}
-
-
 test("serve ends on SIGTERM with exit 0 and every upstream stopped", { timeout: 120_000 }, async () => {
   const serve = await spawnServe(["--config", demoConfig(), "--stdio"], /serving 2 upstream\(s\) on stdio/);
-  assert.deepEqual(await serve.stop(), [0, null]);
+  const below = serve.below();
+  assert.ok(below.length >= 2, `expected both upstreams below serve, found ${below.length}`);
+  assert.deepEqual(await serve.stop(below), [0, null]);
 });
 
 test("serve --http 127.0.0.1:0 serves the same upstreams over Streamable HTTP on a loopback port", { timeout: 120_000 }, async () => {
   const serve = await spawnServe(["--config", demoConfig(), "--http", "127.0.0.1:0"], /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
   const client = new McpClient();
+  let below: number[] = [];
   try {
     const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(serve.stderr())![1]!;
     await client.connect(new StreamableHttpClientTransport({ url }));
     const names = (await client.listTools()).map((t) => t.name);
     assert.ok(names.includes("mcp__echo__echo") && names.includes("mcp__mirror__mirror"), names.join(", "));
     assert.equal(text(await client.callTool("mcp__echo__echo", { text: "over http" })), "over http");
+    below = serve.below();
+    assert.ok(below.length >= 2, `expected this session's two upstreams below serve, found ${below.length}`);
   } finally {
     await client.close();
-    assert.deepEqual(await serve.stop(), [0, null]);
+    assert.deepEqual(await serve.stop(below), [0, null]);
   }
 });
 
@@ -217,6 +189,10 @@ test("serve refuses a bad command line before starting anything", async () => {
     [["serve", "--config", demo], /one of --stdio or --http/],
     [["serve", "--config", demo, "--stdio", "--http", "127.0.0.1:0"], /one of --stdio or --http/],
     [["serve", "--config", demo, "--http", "0.0.0.0:8080"], /not a loopback address/],
+    [["serve", "--config", demo, "--http", "0.0.0.0:0", "--allow-remote"], /--allow-remote needs bearer tokens/],
+    [["serve", "--config", demo, "--stdio", "--sse"], /--sse is for --http only/],
+    [["serve", "--config", demo, "--stdio", "--max-sessions", "0"], /--max-sessions must be a positive integer/],
+    [["serve", "--check", "--config", demo, "--audit", "-"], /--check starts nothing: drop --audit/],
     [["serve", "--config", demo, "--http", "127.0.0.1:http"], /not a TCP port/],
   ] as const) {
     const r = await run([...argv]);
@@ -227,6 +203,6 @@ test("serve refuses a bad command line before starting anything", async () => {
 
 test("--help describes serve", async () => {
   const r = await run(["--help"]);
-  assert.match(r.out, /serve --config <file> \(--stdio \| --http 127\.0\.0\.1:PORT\)/);
+  assert.match(r.out, /serve --config <file> \(--stdio \| --http 127\.0\.0\.1:PORT \[--sse\] \[--allow-remote\]\)/);
   assert.match(r.out, /serve --check --config <file>/);
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Agent, request as httpRequest } from "node:http";
 import { after, describe, test } from "node:test";
+import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { StreamableHttpServer, type StreamableHttpServerOptions } from "../../src/transport/http-server.ts";
 import { agent, buildMcp, call, initSession, JSON_POST, send } from "./http-test-helpers.ts";
 import { until } from "../helpers/wait.ts";
@@ -181,6 +182,31 @@ describe("StreamableHttpServer: request checks", () => {
     assert.equal((await send(url, { headers: JSON_POST, body: INIT })).status, 200);
     await http.close();
     await mcp.close();
+  });
+  test("bearer token list: any one of the tokens is admitted, others are not", async () => {
+    const s = await start({ bearerToken: ["token-for-ci", "token-for-ide"] });
+    for (const token of ["token-for-ci", "token-for-ide"]) {
+      assert.equal((await send(s.url, { headers: { ...JSON_POST, authorization: `Bearer ${token}` }, body: INIT })).status, 200, token);
+    }
+    assert.equal((await send(s.url, { headers: { ...JSON_POST, authorization: "Bearer token-for" }, body: INIT })).status, 401);
+    await s.stop();
+    assert.throws(() => new StreamableHttpServer({ onSession: () => {}, bearerToken: [] }), /at least one token/);
+    assert.throws(() => new StreamableHttpServer({ onSession: () => {}, bearerToken: ["ok", "has space"] }), /no whitespace/);
+  });
+
+  test("an onSession refusing with LIMIT_EXCEEDED gets 503 with its message and a Retry-After", async () => {
+    const http = new StreamableHttpServer({
+      onSession: () => {
+        throw new BridgeError("LIMIT_EXCEEDED", "at most 0 sessions (maxSessions)");
+      },
+    });
+    const { url } = await http.listen(0);
+    const r = await send(url, { headers: JSON_POST, body: INIT });
+    assert.equal(r.status, 503);
+    assert.equal(r.headers["retry-after"], "5");
+    assert.match(JSON.parse(r.body).error.message, /^Service Unavailable: at most 0 sessions \(maxSessions\)$/);
+    assert.equal(http.sessionCount, 0);
+    await http.close();
   });
 });
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
+import { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { SseServer, type SseServerOptions } from "../../src/transport/sse-server.ts";
 import { agent, call, messageOf, send, serveFixture, type SseReply } from "./http-test-helpers.ts";
 import { until } from "../helpers/wait.ts";
@@ -82,6 +83,25 @@ test("legacy guards: Host/Origin 403, bearer 401, maxSessions 503", async () => 
   assert.equal((await send(s.url, { method: "GET", headers: { accept: "text/event-stream", authorization: "Bearer tok" } })).status, 503);
   stream.close();
   await s.stop();
+});
+
+test("an onSession refusing with LIMIT_EXCEEDED gets 503 with its message; another error 500", async () => {
+  for (const [error, status] of [
+    [new BridgeError("LIMIT_EXCEEDED", "the gateway is full (maxSessions)"), 503],
+    [new Error("no backend"), 500],
+  ] as const) {
+    const legacy = new SseServer({
+      onSession: () => {
+        throw error;
+      },
+    });
+    const { url } = await legacy.listen(0);
+    const r = await send(url, { method: "GET", headers: { accept: "text/event-stream" } });
+    assert.equal(r.status, status);
+    assert.match(JSON.parse(r.body).error.message, status === 503 ? /^Service Unavailable: the gateway is full \(maxSessions\)$/ : /no backend/);
+    assert.equal(legacy.sessionCount, 0);
+    await legacy.close();
+  }
 });
 
 test("close() ends open streams", async () => {

@@ -13,7 +13,7 @@ import { CallForwarding } from "../../src/gateway/forwarding.ts";
 import { RpcError } from "../../src/jsonrpc/errors.ts";
 import type { ClientHandlers } from "../../src/mcp/client.ts";
 import { until, within } from "../helpers/wait.ts";
-import { fixtureEntry, startServeHttp, textOf } from "./serve-helpers.ts";
+import { fixtureEntry, sharing, startServeHttp, textOf } from "./serve-helpers.ts";
 
 /** A promise and its resolver, to hold a handler until the other client's call is in flight. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -45,7 +45,8 @@ function answering(who: string, seen: string[], hold: Promise<void> = Promise.re
 
 for (const era of ["legacy", "modern"] as const) {
   test(`two ${era === "legacy" ? "2025 (session)" : "stateless"} clients with calls in flight at once: each gets only the question of its own call's upstream`, { timeout: 120_000 }, async () => {
-  const serve = await startServeHttp({ a: fixtureEntry("client-features.ts"), b: fixtureEntry("client-features.ts") });
+  // A stateless request has no session to own upstreams: it is served by shared ones only.
+  const serve = await startServeHttp({ a: fixtureEntry("client-features.ts"), b: fixtureEntry("client-features.ts") }, [], era === "modern" ? sharing("a", "b") : undefined);
   try {
     const seenA: string[] = [];
     const seenB: string[] = [];
@@ -76,8 +77,8 @@ for (const era of ["legacy", "modern"] as const) {
 
 // 2025 sessions: a question is a request while the call waits, so both calls are in flight at
 // once (a stateless client's call ends with the question, and its retry comes later).
-test("calls of two session clients on one upstream connection: the question is refused, never shown to the other client", { timeout: 120_000 }, async () => {
-  const serve = await startServeHttp({ a: fixtureEntry("client-features.ts") });
+test("calls of two session clients on one shared upstream connection: the question is refused, never shown to the other client", { timeout: 120_000 }, async () => {
+  const serve = await startServeHttp({ a: fixtureEntry("client-features.ts") }, [], sharing("a"));
   try {
     const seenA: string[] = [];
     const seenB: string[] = [];

@@ -41,7 +41,7 @@ test("an upstream that crashes mid-call fails that call, is restarted, and the o
 
     // One that is not restarted: its crash fails the call, and every later call is refused at once, saying why.
     assert.equal((await client.callTool("mcp__gone__echo", { text: "x" })).isError, true);
-    await until(() => /upstream "gone" is failed/.test(serve.stderr()), "gone to be reported failed");
+    await until(() => /upstream "gone"(?: \(session \d+\))? is failed/.test(serve.stderr()), "gone to be reported failed");
     const refused = await client.callTool("mcp__gone__echo", { text: "y" });
     assert.equal(refused.isError, true);
     assert.match(textOf(refused), /MCP server "gone" has failed and will not be restarted/);
@@ -65,7 +65,7 @@ test("an upstream that stops answering mid-call fails its pings, is restarted, a
     const result = await hung;
     assert.equal(result.isError, true);
     assert.match(textOf(result), /The connection to MCP server "silent" closed before tool "echo" answered, so it may or may not have run/);
-    assert.match(serve.stderr(), /upstream "silent" is restarting/);
+    assert.match(serve.stderr(), /upstream "silent"(?: \(session \d+\))? is restarting/);
     assert.equal(textOf(await client.callTool("mcp__echo__echo", { text: "after" })), "after");
   } finally {
     assert.deepEqual(await serve.stop(), [0, null]);

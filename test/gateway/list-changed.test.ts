@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { McpClient } from "../../src/mcp/client.ts";
 import { within } from "../helpers/wait.ts";
-import { fixtureEntry, startServeHttp, textOf } from "./serve-helpers.ts";
+import { fixtureEntry, sharing, startServeHttp, textOf } from "./serve-helpers.ts";
 
 /** Resolves on the client's next event of each kind. */
 function nextChanges(client: McpClient): Promise<unknown[]> {
@@ -18,7 +18,8 @@ function nextChanges(client: McpClient): Promise<unknown[]> {
 
 for (const era of ["legacy", "modern"] as const) {
   test(`an upstream's changed lists reach every ${era === "legacy" ? "2025 (session)" : "stateless"} client as the gateway's own list_changed`, { timeout: 120_000 }, async () => {
-    const serve = await startServeHttp({ echo: fixtureEntry("echo.ts"), changing: fixtureEntry("changing.ts") });
+    // One upstream that both clients see change: shared (a stateless client is served by shared ones only).
+    const serve = await startServeHttp({ echo: fixtureEntry("echo.ts"), changing: fixtureEntry("changing.ts") }, [], sharing("echo", "changing"));
     try {
       const caller = await serve.connect({ era });
       const watcher = await serve.connect({ era });

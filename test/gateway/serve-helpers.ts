@@ -13,6 +13,11 @@ import { StreamableHttpClientTransport } from "../../src/transport/http-client.t
 import { nodeModuleCommand } from "../../src/util/node-command.ts";
 import { descendants, reap, ROOT, waitGone } from "../e2e/helpers.ts";
 
+/** The `serve` section that shares `names` among every client (one upstream connection each). */
+export function sharing(...names: string[]): Record<string, unknown> {
+  return { isolation: Object.fromEntries(names.map((name) => [name, "shared"])) };
+}
+
 /** A trusted config entry that runs a fixture server (with `flags`) the way this Node runs fixtures. */
 export function fixtureEntry(file: string, flags: string[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
   const { command, args } = nodeModuleCommand(join(ROOT, "fixtures", "servers", file), flags);
@@ -29,11 +34,14 @@ export interface RunningServe {
   stop(): Promise<[number | null, NodeJS.Signals | null]>;
 }
 
-/** Starts `serve --http 127.0.0.1:0` in front of `servers` (name -> config entry), once it says where it serves. */
-export async function startServeHttp(servers: Record<string, unknown>, extraArgs: string[] = []): Promise<RunningServe> {
+/**
+ * Starts `serve --http 127.0.0.1:0` in front of `servers` (name -> config entry), once it says
+ * where it serves; `serve` is the config's `serve` section (e.g. which upstreams are shared).
+ */
+export async function startServeHttp(servers: Record<string, unknown>, extraArgs: string[] = [], serve?: Record<string, unknown>): Promise<RunningServe> {
   const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-gateway-"));
   const config = join(dir, "config.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: servers }, null, 2));
+  writeFileSync(config, JSON.stringify({ mcpServers: servers, ...(serve === undefined ? {} : { serve }) }, null, 2));
   const cli = nodeModuleCommand(join(ROOT, "src", "cli", "main.ts"), ["serve", "--config", config, "--http", "127.0.0.1:0", ...extraArgs]);
   const child = spawn(cli.command, cli.args, { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (code, signal) => resolve([code, signal])));

@@ -28,9 +28,12 @@ writeFileSync(config, JSON.stringify({ mcpServers: { echo: { type: "http", url: 
 const serve = spawn(process.execPath, [cli, "serve", "--config", config, "--http", "127.0.0.1:0", ...gatewayFlags()], { stdio: ["ignore", "ignore", "pipe"] });
 const exited = new Promise<void>((resolve) => serve.once("exit", () => resolve()));
 
-/** The flags every gateway of the benchmark runs with (see gateway.ts). */
+/**
+ * The flags every gateway of the benchmark runs with (see gateway.ts): no rate limit, and caps
+ * above section 11e's sessions (each session has its own connection to the upstream).
+ */
 function gatewayFlags(): string[] {
-  return ["--rate-limit", "off"];
+  return ["--rate-limit", "off", "--max-sessions", "1000", "--max-upstreams", "1100"];
 }
 
 try {

@@ -7,34 +7,11 @@
 // It connects, lists tools, calls `echo`, reads the first listed resource and gets the first
 // listed prompt (when the server has any), then prints one JSON object per step on stdout:
 // {"step": "...", "ok": true|false, "detail": "..."}; exits 0 when every step passed.
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { load, step, steps, transport as sdkTransport } from "./sdk-common.mjs";
 
-// The SDK lives in scripts/interop/node_modules, not beside this file.
-const interop = join(fileURLToPath(new URL(".", import.meta.url)), "..", "interop", "package.json");
-const sdk = createRequire(interop);
-const load = (sub) => import(sdk.resolve(`@modelcontextprotocol/sdk/${sub}`));
 const { Client } = await load("client/index.js");
 
 const [mode, ...rest] = process.argv.slice(2);
-const steps = [];
-function step(name, ok, detail) {
-  steps.push({ step: name, ok, detail });
-  process.stdout.write(`${JSON.stringify({ step: name, ok, detail })}\n`);
-}
-
-async function transport() {
-  if (mode === "stdio") {
-    const { StdioClientTransport } = await load("client/stdio.js");
-    return new StdioClientTransport({ command: rest[0], args: rest.slice(1), stderr: "inherit" });
-  }
-  if (mode === "http") {
-    const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
-    return new StreamableHTTPClientTransport(new URL(rest[0]));
-  }
-  throw new Error(`unknown mode ${mode}: stdio or http`);
-}
 
 /** The protocol version the server's initialize result named (the SDK keeps it private). */
 let negotiated = "?";
@@ -58,7 +35,7 @@ const client = new Client({ name: "sdk-interop-client", version: "1.0.0" });
 // Every step has a deadline, so a server that never answers fails the run instead of hanging it.
 const limit = { timeout: 10_000 };
 try {
-  await client.connect(observe(await transport()), limit);
+  await client.connect(observe(await sdkTransport(mode, rest)), limit);
   step("connect", true, `protocol ${negotiated}, server ${client.getServerVersion()?.name}`);
   const { tools } = await client.listTools(undefined, limit);
   step("tools", tools.some((t) => t.name === "echo"), `${tools.length} tools`);

@@ -12,34 +12,12 @@
 // tool call, answered by this client's sampling handler (forwarded by the gateway). Prints one
 // JSON object per step: {"step": "...", "ok": true|false, "detail": "..."}; exits 0 when all passed.
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { load, step, steps, transport as sdkTransport } from "./sdk-common.mjs";
 
-const interop = join(fileURLToPath(new URL(".", import.meta.url)), "..", "interop", "package.json");
-const sdk = createRequire(interop);
-const load = (sub) => import(sdk.resolve(`@modelcontextprotocol/sdk/${sub}`));
 const { Client } = await load("client/index.js");
 const { CreateMessageRequestSchema } = await load("types.js");
 
 const [file, mode, ...rest] = process.argv.slice(2);
-const steps = [];
-function step(name, ok, detail) {
-  steps.push({ step: name, ok, detail });
-  process.stdout.write(`${JSON.stringify({ step: name, ok, detail })}\n`);
-}
-
-async function transport() {
-  if (mode === "stdio") {
-    const { StdioClientTransport } = await load("client/stdio.js");
-    return new StdioClientTransport({ command: rest[0], args: rest.slice(1), stderr: "inherit" });
-  }
-  if (mode === "http") {
-    const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
-    return new StreamableHTTPClientTransport(new URL(rest[0]));
-  }
-  throw new Error(`unknown mode ${mode}: stdio or http`);
-}
 
 const textOf = (result) => (result.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("");
 
@@ -52,7 +30,7 @@ client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
 });
 const limit = { timeout: 15_000 };
 try {
-  await client.connect(await transport(), limit);
+  await client.connect(await sdkTransport(mode, rest), limit);
   step("connect", true, `server ${client.getServerVersion()?.name}`);
   const { tools } = await client.listTools(undefined, limit);
   const names = new Set(tools.map((t) => t.name));

@@ -311,7 +311,8 @@ async function measure(opts: Options, root: string, work: string, startup: Start
   const schema = schemaSection(work, opts.quick);
   progress("11. mcp-bridge serve: calls through the gateway vs direct, stdio and HTTP; many downstream sessions");
   const gatewayPlans = { stdio: plan, http: httpPlan(opts.quick, plan), sessions: opts.quick ? 20 : GATEWAY_SESSIONS };
-  const gateway = await fresh([pinned("ours"), { ...gatewayRunnerConfig(pinned("ours"), work, startup.pkg.cliBundle), ...pin }], (s) =>
+  // Ours on both sides, also under --calibrate (like section 9): the gateway is ours alone.
+  const gateway = await fresh([{ ...config("ours"), ...pin }, { ...gatewayRunnerConfig(config("ours"), work, startup.pkg.cliBundle), ...pin }], (s) =>
     gatewaySection(s[0]!, s[1]!, gatewayPlans),
   );
   const leftover = children.reapLeftovers();
@@ -370,7 +371,7 @@ function formatReport(r: BenchReport): string {
   const { leftover, started } = r.children;
   return [
     `mcp-bridge benchmark: Node ${m.node}, ${m.platform}, ${m.cpus} CPUs (${m.cpuModel})${m.quick ? ", QUICK mode" : ""}, ${(m.durationMs / 1000).toFixed(1)} s, load average ${m.load.start.toFixed(1)} -> ${m.load.end.toFixed(1)}`,
-    ...(m.calibrate ? ["  CALIBRATION: both sides of sections 1-8 ran the raw baseline; each ratio is this machine's noise (ideal 1.00x). Import time and section 9 are unchanged."] : []),
+    ...(m.calibrate ? ["  CALIBRATION: both sides of sections 1-8 ran the raw baseline; each ratio is this machine's noise (ideal 1.00x). Import time and sections 9 and 11 are unchanged."] : []),
     ...m.notes.map((n) => `  ${n}`),
     formatFigures(r.figures),
     "",

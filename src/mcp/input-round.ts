@@ -60,8 +60,10 @@ export class InputRound {
   /** What identifies the request across rounds; hashed only when a state is opened or sealed. */
   private readonly target: unknown;
   private readonly args: unknown;
+  /** Their digest, made once, when a state is first opened or sealed. */
+  private madeDigest: Promise<string> | undefined;
   /** Answers from earlier rounds (sealed) and from this retry. */
-  private readonly answers: Record<string, unknown>;
+  private answers: Record<string, unknown>;
   /** Answers the handler used: the next state carries exactly these. */
   private readonly used: Record<string, unknown> = {};
   private counter = 0;
@@ -86,11 +88,13 @@ export class InputRound {
     const round = new InputRound(seal, method, params, given === undefined ? NO_ANSWERS : given);
     if (params.requestState === undefined) return round;
     const earlier = (await seal.open(params.requestState, method, await round.digest())).answers;
-    return new InputRound(seal, method, params, { ...earlier, ...given });
+    round.answers = { ...earlier, ...given };
+    return round;
   }
 
   private digest(): Promise<string> {
-    return requestDigest(this.target, this.args);
+    this.madeDigest ??= requestDigest(this.target, this.args);
+    return this.madeDigest;
   }
 
   /** A key for an input request the handler did not name: the same on every retry. */

@@ -11,23 +11,37 @@ export interface AuthServerUnderTest {
 }
 
 /**
+ * Registers hooks in the calling file or `describe`: `start` before each test, `close` after
+ * it; the getter gives the current value, and throws outside a test (`name` says whose).
+ */
+function eachTest<T>(name: string, start: () => Promise<T>, close: (value: T) => Promise<void>): () => T {
+  let current: T | undefined;
+  beforeEach(async () => {
+    current = await start();
+  });
+  afterEach(async () => {
+    if (current !== undefined) await close(current);
+    current = undefined;
+  });
+  return () => {
+    if (current === undefined) throw new Error(`${name}: used outside a test`);
+    return current;
+  };
+}
+
+/**
  * Registers hooks in the calling `describe`: before each test a fresh loopback authorization
  * server with its metadata discovered, after each test that server closed.
  */
 export function eachAuthServer(): AuthServerUnderTest {
-  let current: { as: AuthServerFixture; metadata: AuthorizationServerMetadata } | undefined;
-  beforeEach(async () => {
-    const as = await AuthServerFixture.start();
-    current = { as, metadata: await discoverServerMetadata(as.issuer) };
-  });
-  afterEach(async () => {
-    await current?.as.close();
-    current = undefined;
-  });
-  const now = () => {
-    if (current === undefined) throw new Error("eachAuthServer: used outside a test");
-    return current;
-  };
+  const now = eachTest(
+    "eachAuthServer",
+    async () => {
+      const as = await AuthServerFixture.start();
+      return { as, metadata: await discoverServerMetadata(as.issuer) };
+    },
+    (c) => c.as.close(),
+  );
   return {
     get as() {
       return now().as;
@@ -49,20 +63,17 @@ export interface ProtectedServerUnderTest {
  * authorization server and the protected echo server it guards, after each test both closed.
  */
 export function eachProtectedServer(): ProtectedServerUnderTest {
-  let current: { as: AuthServerFixture; rs: ProtectedServer } | undefined;
-  beforeEach(async () => {
-    const as = await AuthServerFixture.start();
-    current = { as, rs: await startProtectedServer(as) };
-  });
-  afterEach(async () => {
-    await current?.rs.close();
-    await current?.as.close();
-    current = undefined;
-  });
-  const now = () => {
-    if (current === undefined) throw new Error("eachProtectedServer: used outside a test");
-    return current;
-  };
+  const now = eachTest(
+    "eachProtectedServer",
+    async () => {
+      const as = await AuthServerFixture.start();
+      return { as, rs: await startProtectedServer(as) };
+    },
+    async (c) => {
+      await c.rs.close();
+      await c.as.close();
+    },
+  );
   return {
     get as() {
       return now().as;

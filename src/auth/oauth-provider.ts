@@ -278,7 +278,9 @@ export class OAuthProvider implements HttpAuthProvider {
     if (known !== undefined) return known;
     const registration: ClientRegistrationOptions = { ...this.options.registration, redirectUri: this.options.redirectUri };
     if (registration.scope === undefined && scope !== undefined) registration.scope = scope;
-    const { client, via } = await registerClient(metadata, registration, this.options.http);
+    const { client, via } = await registerClient(metadata, registration, this.options.http).catch((e: unknown) => {
+      throw metadata.source === "defaults" ? noOAuthOffered(e) : e;
+    });
     // Configured credentials come from the configuration every time; copying them (a private
     // key perhaps) into the store would only put them where they were not meant to be.
     if (via === "pre-registered") return client;
@@ -321,6 +323,20 @@ export class OAuthProvider implements HttpAuthProvider {
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
+}
+
+/**
+ * A server that answered 401 but publishes no OAuth metadata at all, and whose 2025-03-26
+ * default `/register` refuses too, most likely wants a token made elsewhere (a static bearer
+ * token): the registration's own message would send the user looking in the wrong place.
+ */
+function noOAuthOffered(e: unknown): unknown {
+  if (!(e instanceof OAuthError) || e.reason !== "REGISTRATION_FAILED" || (e.details?.status !== 404 && e.details?.status !== 405)) return e;
+  const message =
+    `the server asks for authorization but publishes no OAuth metadata (no protected resource metadata, no authorization server metadata) ` +
+    `and its default registration endpoint answered HTTP ${String(e.details.status)}: it does not offer OAuth here. ` +
+    `If you were given a token for it, pass it as a header, e.g. "Authorization: Bearer <token>"`;
+  return oauthError("REGISTRATION_FAILED", message, { ...e.details, noOAuthMetadata: true }, e);
 }
 
 /** Whether a refresh failed because of the refresh token or client, not because of the network. */

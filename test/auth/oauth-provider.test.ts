@@ -180,6 +180,16 @@ describe("OAuthProvider: the client flow on 401 against a loopback resource and 
     assert.equal(new URL(opened[0]!).searchParams.get("resource"), `${rs.origin}/mcp`);
   });
 
+  test("no OAuth metadata anywhere and no /register (a static-token server): a message that says so, and nothing authorized", async () => {
+    for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/register"]) rs.route(path, json(404, {}));
+    await assert.rejects(provider().handleUnauthorized(401, "Bearer"), (e: unknown) => {
+      assert.match(String((e as Error).message), /publishes no OAuth metadata.*answered HTTP 404.*Authorization: Bearer <token>/);
+      assert.deepEqual([(e as { reason?: string }).reason, (e as { details?: Record<string, unknown> }).details?.noOAuthMetadata], ["REGISTRATION_FAILED", true]);
+      return true;
+    });
+    assert.deepEqual([opened, rs.requestsTo("/token").length], [[], 0]);
+  });
+
   test("metadata with the wrong resource stops the flow before anything is sent to an authorization server", async () => {
     rs.route("/.well-known/oauth-protected-resource/mcp", json(200, { resource: "https://other.example/mcp", authorization_servers: [as.issuer] }));
     await assert.rejects(provider().handleUnauthorized(401, challenge()), oauthFailure("RESOURCE_MISMATCH", /not for this server/));

@@ -32,7 +32,7 @@ const COMMON = {
   platform: "node",
   format: "esm",
   target: "node20",
-  charset: "utf8",
+  charset: "ascii",
   logLevel: "warning",
   metafile: true,
 } satisfies esbuild.BuildOptions;

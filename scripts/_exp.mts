@@ -1,0 +1,11 @@
+import * as esbuild from "esbuild";
+import { join, resolve, sep } from "node:path";
+const root = "/work/h-start";
+const [outdir, mode] = process.argv.slice(2);
+const PER_FILE = [join("src", "jsonrpc", "errors.ts"), join("src", "schema", "validate.ts")];
+const perFile = new Map(PER_FILE.map((file) => [resolve(root, file), `./${file.split(sep).join("/").replace(/\.ts$/, ".js")}`]));
+const keepPerFile = { name: "per-file", setup(build) { build.onResolve({ filter: /\.ts$/ }, (args) => { const t = perFile.get(resolve(args.resolveDir, args.path)); return t === undefined ? undefined : { path: t, external: true }; }); } };
+const extra = mode === "split" ? { splitting: true, chunkNames: "server-stdio/[name]-[hash]" } : mode === "minws" ? { minifyWhitespace: true } : mode === "min" ? { minify: true } : mode === "ascii" ? { charset: "ascii" } : mode === "asciisplit" ? { charset: "ascii", splitting: true, chunkNames: "server-stdio/[name]-[hash]" } : {};
+const r = await esbuild.build({ bundle: true, platform: "node", format: "esm", target: "node20", charset: "utf8", metafile: true, absWorkingDir: root, entryPoints: { "server-stdio": "src/server-stdio.ts" }, outdir, plugins: [keepPerFile], ...extra });
+for (const [f, o] of Object.entries(r.metafile.outputs)) console.log(f, o.bytes, Object.keys(o.inputs).length);
+await esbuild.stop();

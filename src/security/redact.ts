@@ -8,7 +8,7 @@
  * also in its URL-encoded, form-encoded, JSON-escaped and base64 forms.
  */
 import { Buffer } from "node:buffer";
-import { findSecretReference, isCredentialKey } from "../config/credentials.ts";
+import { findSecretReference, isCredentialKey } from "../config/secrets.ts";
 import type { McpServerConfig } from "../config/types.ts";
 
 /** What every secret is replaced with. */

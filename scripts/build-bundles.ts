@@ -32,10 +32,19 @@ const COMMON = {
   platform: "node",
   format: "esm",
   target: "node20",
-  charset: "utf8",
   logLevel: "warning",
   metafile: true,
 } satisfies esbuild.BuildOptions;
+
+/**
+ * The CLI's chunks are ASCII (esbuild writes `\u2026` for `…`): one such character made Node
+ * decode a whole chunk as UTF-16 and V8 compile it as a two-byte string. The server bundle
+ * keeps it: its one `…` makes its source a two-byte string larger than V8's largest young
+ * object, so it is allocated outside the young generation; as ASCII it stays inside, and a
+ * start then sometimes pays a scavenge it otherwise does not (docs/decisions.md N-start-ascii).
+ */
+const CLI_CHARSET = "ascii";
+const SERVER_CHARSET = "utf8";
 
 /** Modules the server bundle imports from the per-file build instead of holding them (see the header). */
 const PER_FILE = [join("src", "jsonrpc", "errors.ts"), join("src", "schema", "validate.ts")];
@@ -75,6 +84,7 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
     ...COMMON,
     absWorkingDir: root,
     entryPoints: { main: "src/cli/main.ts", "demo-server": "src/cli/demo-server.ts" },
+    charset: CLI_CHARSET,
     splitting: true,
     chunkNames: "chunk-[hash]",
     outdir: join(outDir, "cli"),
@@ -82,6 +92,7 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
   const server = await esbuild.build({
     ...COMMON,
     absWorkingDir: root,
+    charset: SERVER_CHARSET,
     entryPoints: { "server-stdio": "src/server-stdio.ts" },
     outdir: outDir,
     plugins: [keepPerFile],

@@ -235,11 +235,11 @@ export {
   SecretError,
   findSecretReference,
   isCredentialKey,
-  findPlaintextCredentials,
   type SecretResolver,
   type SecretResolversOptions,
   type SecretReference,
 } from "./config/secrets.ts";
+export { findPlaintextCredentials } from "./config/parse-common.ts";
 
 export { checkCommand, type CheckCommandOptions } from "./security/command.ts";
 export { checkUrl, isLoopbackHost, type CheckUrlOptions } from "./security/url.ts";

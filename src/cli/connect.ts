@@ -3,13 +3,13 @@
  * legacy HTTP+SSE, or auto), and the handshake over it.
  */
 import type { McpServerConfig } from "../config/types.ts";
-import { McpClient } from "../mcp/client.ts";
+import type { McpClient } from "../mcp/client.ts";
 import type { McpClientOptions } from "../mcp/client-types.ts";
 import type { InitializeResult } from "../mcp/types.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
 import type { HttpAuthProvider } from "../transport/auth-provider.ts";
 import type { Transport } from "../transport/transport.ts";
-import { packageVersion } from "./version.ts";
+import { EarlyStartedTransport } from "./early-start.ts";
 import { trackClient } from "./open-clients.ts";
 
 export interface ConnectedServer {
@@ -55,8 +55,13 @@ export async function transportFor(config: McpServerConfig, options: TransportOp
 /** Which protocol era the CLI's client speaks (`--era`); McpClient's `era` option. */
 export type CliEra = NonNullable<McpClientOptions["era"]>;
 
-/** A client for the CLI, named after the installed version; `era` defaults to `auto`. */
-export function newClient(connectTimeoutMs: number | undefined, era?: CliEra): McpClient {
+/**
+ * A client for the CLI, named after the installed version; `era` defaults to `auto`. Its
+ * module (with the peer and the protocol's) and the version's (which reads package.json)
+ * load here, after a stdio server was started (open.ts), so that the server boots meanwhile.
+ */
+export async function newClient(connectTimeoutMs: number | undefined, era?: CliEra): Promise<McpClient> {
+  const [{ McpClient }, { packageVersion }] = await Promise.all([import("../mcp/client.ts"), import("./version.ts")]);
   const clientInfo = { name: "mcp-bridge-cli", version: packageVersion() ?? "0.0.0" };
   return trackClient(new McpClient(era === undefined ? { clientInfo, connectTimeoutMs } : { clientInfo, connectTimeoutMs, era }));
 }
@@ -68,12 +73,13 @@ export function newClient(connectTimeoutMs: number | undefined, era?: CliEra): M
 export async function connectWith(client: McpClient, transport: Transport, where = "", signal?: AbortSignal): Promise<ConnectedServer> {
   // process.hrtime, not performance.now(): the first use of `performance` loads perf_hooks
   // and seven more of Node's modules, a cost every cold CLI run would pay.
-  const started = process.hrtime.bigint();
+  const started = transport instanceof EarlyStartedTransport ? transport.startedAt : process.hrtime.bigint();
   const init = await client.connect(transport, signal === undefined ? {} : { signal });
   const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
-  if (transport instanceof StdioClientTransport) {
-    const target = transport.resolvedCommand ?? "";
-    return { client, transport, pid: transport.pid, target, init, readyMs };
+  const stdio = transport instanceof EarlyStartedTransport ? transport.inner : transport;
+  if (stdio instanceof StdioClientTransport) {
+    const target = stdio.resolvedCommand ?? "";
+    return { client, transport, pid: stdio.pid, target, init, readyMs };
   }
   const chosen = (await import("./connect-remote.ts")).remoteProtocol(transport);
   return { client, transport, pid: undefined, target: `${where} (${chosen})`, init, readyMs };
@@ -90,5 +96,5 @@ export interface StdioTarget {
 export async function connectStdio(target: StdioTarget): Promise<ConnectedServer> {
   const [command = "", ...args] = target.command;
   const transport = await transportFor({ name: target.name ?? command, transport: "stdio", command, args, cwd: target.cwd });
-  return connectWith(newClient(target.timeoutMs), transport);
+  return connectWith(await newClient(target.timeoutMs), transport);
 }

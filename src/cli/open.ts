@@ -13,6 +13,8 @@ import { lastLines } from "../transport/ring-buffer.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
 import { flag, intFlag, type ParsedArgs, UsageError } from "./args.ts";
 import { connectWith, newClient, transportFor, type CliEra, type ConnectedServer } from "./connect.ts";
+import { EarlyStartedTransport } from "./early-start.ts";
+import { trackClient } from "./open-clients.ts";
 import { printable } from "./format.ts";
 import type { CliIo } from "./io.ts";
 import { CliError, ExitCode, ServerFailure } from "./report.ts";
@@ -58,8 +60,11 @@ export async function withServer(
     onStderr: verbose ? (line) => safe.err(`[${config.name}] ${printable(line)}`) : undefined,
     auth: oauth?.provider,
   });
+  // A stdio server boots while the client's modules load (docs/decisions.md N-start-spawn).
+  const early = transport instanceof StdioClientTransport ? trackClient(new EarlyStartedTransport(transport)) : undefined;
+  await early?.settled;
   // The hard cap; while nobody is being waited for, `oauth.deadline` keeps the usual limit.
-  const client = newClient(connectMs + (oauth?.waitMs ?? 0), era);
+  const client = await newClient(connectMs + (oauth?.waitMs ?? 0), era);
   if (level !== undefined || verbose) client.on("log", (p) => safe.err(formatLog(p)));
   const failure = (err: unknown): ServerFailure => {
     const stdio = transport instanceof StdioClientTransport ? transport : undefined;
@@ -70,7 +75,7 @@ export async function withServer(
 
   let server: ConnectedServer;
   try {
-    server = await connectWith(client, transport, redactUrl(config.url ?? ""), oauth?.deadline.signal);
+    server = await connectWith(client, early ?? transport, redactUrl(config.url ?? ""), oauth?.deadline.signal);
   } catch (err) {
     throw failure(oauth?.deadline.expired ?? err);
   } finally {

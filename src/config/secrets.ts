@@ -18,7 +18,6 @@ import { findSecretReference } from "./credentials.ts";
 import type { McpServerConfig } from "./types.ts";
 
 export { findSecretReference, isCredentialKey, type SecretReference } from "./credentials.ts";
-export { findPlaintextCredentials } from "./parse-common.ts";
 
 /**
  * A secret could not be resolved. `message` names the reference(s), never a value; `details`

@@ -14,7 +14,8 @@
  *   tool definitions and instructions included.
  */
 import type { ResolvedServerConfig } from "../config/types.ts";
-import { findPlaintextCredentials, SecretError } from "../config/secrets.ts";
+import { findPlaintextCredentials } from "../config/parse-common.ts";
+import { SecretError } from "../config/secrets.ts";
 import { BridgeError, RpcError, errorMessage } from "../jsonrpc/errors.ts";
 import type { McpClient, CallOptions } from "../mcp/client.ts";
 import type { CallToolResult, Implementation, LoggingMessageNotificationParams, ServerCapabilities, Tool } from "../mcp/types.ts";

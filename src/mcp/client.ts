@@ -63,7 +63,9 @@ export class McpClient extends Emitter<McpClientEvents> {
   private readonly options: ResolvedClientOptions;
   private peer: JsonRpcPeer | undefined;
   private init: InitializeResult | undefined;
-  /** Created (and its module loaded) by the first listing with an output schema. */
+  /** The output schemas of the last `tools/list`, by tool name. */
+  private outputSchemas: ReadonlyMap<string, unknown> = new Map();
+  /** Created (and its module loaded) by the first result that has an output schema to meet. */
   private outputCheck: StructuredContentChecker | undefined;
   /** Ids of URL elicitations seen and not yet completed, oldest first. */
   private readonly openElicitations = new Set<string>();
@@ -187,11 +189,10 @@ export class McpClient extends Emitter<McpClientEvents> {
     const listed = await collectPages<Tool>(this.pageRequester(McpMethod.ToolsList, options), "tools", this.options.pageLimits);
     // SEP-2243: a tool with invalid x-mcp-header annotations is left out (stateless era).
     const tools = this.stateless ? this.stateless.keepTools(listed) : listed;
-    if (!this.outputCheck && tools.some((t) => t.outputSchema !== undefined)) {
-      const { StructuredContentChecker } = await import("./output-check.ts");
-      this.outputCheck ??= new StructuredContentChecker();
-    }
-    this.outputCheck?.remember(tools);
+    const schemas = new Map<string, unknown>();
+    for (const t of tools) if (t.outputSchema !== undefined) schemas.set(t.name, t.outputSchema);
+    this.outputSchemas = schemas;
+    this.outputCheck?.remember(schemas);
     return tools;
   }
 
@@ -222,9 +223,16 @@ export class McpClient extends Emitter<McpClientEvents> {
     if (!isCallToolResult(result)) {
       throw new BridgeError("INVALID_RESULT", `tools/call "${name}": result has no content array`, { details: { tool: name } });
     }
-    // A promise only while the validator is loading (the first checked result).
-    const loading = this.options.validateStructuredContent ? this.outputCheck?.check(name, result) : undefined;
+    if (!this.options.validateStructuredContent || !this.outputSchemas.has(name)) return result;
+    // A promise only while the checker and the validator load (the first checked result).
+    const loading = this.outputCheck ? this.outputCheck.check(name, result) : this.loadOutputCheck().then((check) => check.check(name, result));
     return loading === undefined ? result : loading.then(() => result);
+  }
+
+  /** The checker's module, loaded with the first result to check: `inspect` only lists. */
+  private async loadOutputCheck(): Promise<StructuredContentChecker> {
+    const { StructuredContentChecker } = await import("./output-check.ts");
+    return (this.outputCheck ??= new StructuredContentChecker(this.outputSchemas));
   }
 
   listResources(options: CallOptions = {}): Promise<Resource[]> {
@@ -375,6 +383,7 @@ export class McpClient extends Emitter<McpClientEvents> {
       this.emit("elicitationComplete", { elicitationId: id });
     });
     peer.setNotificationHandler(McpNotification.ToolsListChanged, () => {
+      this.outputSchemas = new Map();
       this.outputCheck?.forget();
       this.emit("toolsListChanged", undefined);
     });

@@ -3,34 +3,36 @@
  * last `tools/list`. Each tool's validator is compiled at its first checked result, once per
  * listing.
  *
- * McpClient loads this module with the first listing that has an output schema, and this
- * module loads the validator with the first result it has to check, not before: many clients
+ * McpClient keeps the schemas of each listing itself and loads this module, and this module
+ * the validator, with the first result that has a schema to meet, not before: many clients
  * never call a tool with an output schema (`mcp-bridge inspect` only lists), and the validator
  * is the largest module of the client (65 KB of the CLI's bundle).
  */
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { CompiledValidator } from "../schema/validate.ts";
-import type { CallToolResult, Tool } from "./types.ts";
+import type { CallToolResult } from "./types.ts";
 
 type SchemaModule = typeof import("../schema/validate.ts");
 
 export class StructuredContentChecker {
-  private schemas = new Map<string, unknown>();
+  private schemas: ReadonlyMap<string, unknown>;
   private compiled = new Map<string, CompiledValidator>();
   private validator: SchemaModule | undefined;
 
-  /** Remembers the output schemas of a fresh listing (replacing the previous one). */
-  remember(tools: readonly Tool[]): void {
-    const schemas = new Map<string, unknown>();
-    for (const t of tools) if (t.outputSchema !== undefined) schemas.set(t.name, t.outputSchema);
+  /** `schemas`: the output schemas of the last listing, by tool name. */
+  constructor(schemas: ReadonlyMap<string, unknown>) {
+    this.schemas = schemas;
+  }
+
+  /** Takes the output schemas of a fresh listing (replacing the previous one). */
+  remember(schemas: ReadonlyMap<string, unknown>): void {
     this.schemas = schemas;
     this.compiled = new Map();
   }
 
   /** The list changed: schemas are stale until the next listing. */
   forget(): void {
-    this.schemas.clear();
-    this.compiled.clear();
+    this.remember(new Map());
   }
 
   /**

@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
   defaultSecretResolvers,
-  findPlaintextCredentials,
   findSecretReference,
   isCredentialKey,
   registerSecretResolver,
@@ -13,6 +12,7 @@ import {
   SecretError,
   SecretResolvers,
 } from "../../src/config/secrets.ts";
+import { findPlaintextCredentials } from "../../src/config/parse-common.ts";
 import type { McpServerConfig } from "../../src/config/types.ts";
 
 const GH = "ghp_resolved_GH_SECRET_111";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -89,6 +89,29 @@ describe("the bundles of npm run build", { timeout: 300_000 }, () => {
     for (const o of cli) for (const m of o.modules) homes.set(m, [...(homes.get(m) ?? []), o.file]);
     assert.deepEqual([...homes].filter(([, files]) => files.length > 1), [], "modules in more than one chunk");
     assert.ok(byFile.has("cli/demo-server.js"), "the demo's servers are built beside the CLI");
+  });
+
+  test("inspect loads what spawning a stdio server needs with its chunks: not the client, the peer, the config parsers, the output-schema check or the stateless client; the CLI's chunks are ASCII", () => {
+    const cli = outputs.filter((o) => o.file.startsWith("cli/"));
+    const byModule = new Map(cli.flatMap((o) => o.modules.map((m) => [m, o] as const)));
+    const byFile = new Map(cli.map((o) => [o.file, o]));
+    const loaded = new Set<string>();
+    const visit = (file: string): void => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const next of byFile.get(file)?.imports ?? []) visit(next);
+    };
+    visit(byModule.get("src/cli/inspect.ts")!.file);
+    const modules = [...loaded].flatMap((f) => byFile.get(f)!.modules);
+    assert.ok(modules.includes("src/transport/stdio-client.ts") && modules.includes("src/config/secrets.ts"), modules.join(", "));
+    // The client, the peer and the rest load while the server boots (docs/decisions.md N-start-spawn).
+    const late = ["src/mcp/client.ts", "src/jsonrpc/peer.ts", "src/mcp/versions.ts", "src/cli/version.ts", "src/mcp/output-check.ts", "src/mcp/client-stateless.ts"];
+    for (const absent of [...late, "src/config/parse-common.ts", "src/config/parse.ts", "src/schema/validate.ts"]) {
+      assert.ok(!modules.includes(absent), `${absent} is loaded with inspect`);
+    }
+    // One non-ASCII character makes Node decode a whole chunk as UTF-16 (docs/decisions.md N-start-ascii).
+    const nonAscii = [...loaded].filter((f) => /[^\x00-\x7f]/.test(readFileSync(join(dist, f), "utf8")));
+    assert.deepEqual(nonAscii, []);
   });
 
   test("the server bundle imports the shared error classes, and the validator when first needed, from the per-file build", () => {

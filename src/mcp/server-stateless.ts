@@ -152,13 +152,13 @@ export class StatelessExchange {
         return this.withInput(method, p, ctx);
       case McpMethod.CompletionComplete:
         return reg.complete(p, this.context(ctx));
+      default: {
+        // The rest of SERVED are the lists.
+        const [, kind, capability] = LISTS.find(([list]) => list === method)!;
+        this.requireServer(capability, method);
+        return listResult(kind, reg.page(kind, p.cursor, this.core.pageSize, this.context(ctx)));
+      }
     }
-    for (const [list, kind, capability] of LISTS) {
-      if (list !== method) continue;
-      this.requireServer(capability, method);
-      return listResult(kind, reg.page(kind, p.cursor, this.core.pageSize, this.context(ctx)));
-    }
-    throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
   }
 
   /**

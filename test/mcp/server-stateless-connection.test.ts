@@ -53,7 +53,8 @@ test("server/discover first: the connection speaks 2026-07-28, with input rounds
 test("a first tools/call carrying _meta switches the connection too; an unknown version is -32022", async () => {
   const server = build();
   const h = await connect(server);
-  assert.equal(h.session.serverCapabilities, undefined, "nothing declared before the first request");
+  const before = h.session.serverCapabilities;
+  assert.equal(before, undefined, "nothing declared before the first request");
   const v999 = { ...META, "io.modelcontextprotocol/protocolVersion": "v999" };
   assert.equal(await code(h.client.request("tools/call", { name: "greet", arguments: {}, _meta: v999 })), -32022);
   assert.equal(await code(h.client.request("ping")), -32601);

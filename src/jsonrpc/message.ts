@@ -183,11 +183,18 @@ export function isErrorResponse(r: JsonRpcResponse): r is JsonRpcErrorResponse {
  * Plain null-prototype dictionaries rather than a Map, on purpose: with an entry added and
  * removed per request, a long-lived Map rehashes into fresh tables whose obsolete predecessors
  * still point at entries of the day, and under load that promoted request garbage to the old
- * generation (docs/decisions.md 32 has the figures).
+ * generation (docs/decisions.md 32 has the figures). One entry is kept in two fields instead,
+ * and the dictionaries are made only for a second one: a table that holds one entry at a time
+ * (a stateless POST's transport and peer, a client calling in sequence) then allocates
+ * nothing, where a dictionary given a large integer key allocates a number dictionary
+ * (docs/decisions.md N-sl).
  */
 export class IdTable<V> {
-  private numbers: Record<number, V> = Object.create(null) as Record<number, V>;
-  private strings: Record<string, V> = Object.create(null) as Record<string, V>;
+  /** The entry kept in fields (`undefined` while that slot is free). */
+  private oneId: JsonRpcId | undefined;
+  private oneValue: V | undefined;
+  private numbers: Record<number, V> | undefined;
+  private strings: Record<string, V> | undefined;
   private count = 0;
 
   get size(): number {
@@ -195,7 +202,8 @@ export class IdTable<V> {
   }
 
   get(id: JsonRpcId): V | undefined {
-    return typeof id === "number" ? this.numbers[id] : typeof id === "string" ? this.strings[id] : undefined;
+    if (id === this.oneId) return this.oneValue;
+    return typeof id === "number" ? this.numbers?.[id] : typeof id === "string" ? this.strings?.[id] : undefined;
   }
 
   has(id: JsonRpcId): boolean {
@@ -204,27 +212,51 @@ export class IdTable<V> {
 
   /** Sets `id` to `value` (which must not be undefined: undefined marks a free slot). */
   set(id: JsonRpcId, value: V): void {
-    const table: Record<string | number, V> = typeof id === "number" ? this.numbers : this.strings;
-    if (table[id] === undefined) this.count++;
-    table[id] = value;
+    if (id === this.oneId) {
+      this.oneValue = value;
+      return;
+    }
+    const known: Record<string | number, V> | undefined = typeof id === "number" ? this.numbers : this.strings;
+    if (known !== undefined && known[id] !== undefined) {
+      known[id] = value;
+      return;
+    }
+    this.count++;
+    if (this.oneId === undefined) {
+      this.oneId = id;
+      this.oneValue = value;
+    } else if (typeof id === "number") {
+      (this.numbers ??= Object.create(null) as Record<number, V>)[id] = value;
+    } else {
+      (this.strings ??= Object.create(null) as Record<string, V>)[id] = value;
+    }
   }
 
   /** Removes `id`; true if it was there. */
   delete(id: JsonRpcId): boolean {
-    const table: Record<string | number, V> = typeof id === "number" ? this.numbers : this.strings;
-    if (table[id] === undefined) return false;
+    if (id === this.oneId) {
+      this.oneId = this.oneValue = undefined;
+      this.count--;
+      return true;
+    }
+    const table: Record<string | number, V> | undefined = typeof id === "number" ? this.numbers : this.strings;
+    if (table === undefined || table[id] === undefined) return false;
     delete table[id];
     this.count--;
     return true;
   }
 
   values(): V[] {
-    return this.count === 0 ? [] : [...Object.values(this.numbers), ...Object.values(this.strings)];
+    if (this.count === 0) return [];
+    const all: V[] = this.oneId === undefined ? [] : [this.oneValue as V];
+    if (this.numbers !== undefined) all.push(...Object.values(this.numbers));
+    if (this.strings !== undefined) all.push(...Object.values(this.strings));
+    return all;
   }
 
   clear(): void {
-    this.numbers = Object.create(null) as Record<number, V>;
-    this.strings = Object.create(null) as Record<string, V>;
+    this.oneId = this.oneValue = undefined;
+    this.numbers = this.strings = undefined;
     this.count = 0;
   }
 }

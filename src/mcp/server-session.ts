@@ -39,8 +39,6 @@ export interface SessionCore extends StatelessCore {
   readonly pageSize: number;
   readonly supportedVersions: readonly string[];
   readonly defaultLogLevel: LoggingLevel;
-  /** The context a handler gets: a `ToolCallContext`, or the richer one of a server with providers. */
-  readonly contextOf: (session: ServerSession, ctx: RequestContext) => HandlerContext;
   /** The capabilities to declare to a client initializing now. */
   capabilities(): ServerCapabilities;
   /** The session ended; forget it. */
@@ -109,10 +107,10 @@ export class ServerSession {
     const preset = (transport as PreinitializedTransport).initializedProtocolVersion;
     if (isModernVersion(preset)) {
       const headers = (transport as PreinitializedTransport).requestHeaders;
-      this.era = new StatelessExchange(this.peer, core, (ctx) => this.context(ctx), headers);
-      this.era.wire();
+      // No handler of its own: the peer hands every request to the era's table.
+      this.era = new StatelessExchange(this.peer, core, this, headers);
+      this.peer.fallbackRequestHandler = this.era.dispatch;
       this.version = preset;
-      this.declared = core.capabilities();
       this.initializedSeen = true;
       return;
     }
@@ -144,8 +142,13 @@ export class ServerSession {
     return this.era ? this.era.meta()?.clientCapabilities : this.clientCaps;
   }
 
-  /** The capabilities this session was told at `initialize`. */
+  /**
+   * The capabilities this session was told at `initialize`. Stateless era: what the server
+   * declared when first asked (a stateless POST's session is seldom asked, so it is not
+   * worked out for each).
+   */
   get serverCapabilities(): ServerCapabilities | undefined {
+    if (this.era) this.declared ??= this.core.capabilities();
     return this.declared;
   }
 
@@ -323,6 +326,7 @@ export class ServerSession {
    */
   private gate(method: string, handler: (params: Record<string, unknown>, ctx: RequestContext) => unknown): void {
     this.peer.setRequestHandler(method, (params, ctx) => {
+      if (this.era) return this.era.dispatch(method, params, ctx);
       if (this.version === undefined && declaresEra(params)) return this.statelessFirst(method, params, ctx);
       if (this.version === undefined) {
         throw new RpcError(ErrorCode.InvalidRequest, `server not initialized: send "initialize" before "${method}"`);
@@ -343,11 +347,12 @@ export class ServerSession {
       throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
     if (this.era === undefined) {
+      // The removed methods reach the era's table, which lacks them (-32601); the others
+      // are gated (see gate) and reach it too.
       for (const m of REMOVED_METHODS) this.peer.removeRequestHandler(m);
-      this.era = new StatelessExchange(this.peer, this.core, (c) => this.context(c));
-      this.era.wire();
+      this.era = new StatelessExchange(this.peer, this.core, this);
+      this.peer.fallbackRequestHandler = this.era.dispatch;
       this.version = this.core.statelessVersions[0];
-      this.declared = this.core.capabilities();
       this.initializedSeen = true;
     }
     return this.era.dispatch(method, params, ctx);

@@ -2,8 +2,8 @@
  * The stateless era (2026-07-28) of a {@link ServerSession}: no handshake, every request
  * declares its version and client capabilities in `_meta`, every result says its
  * `resultType` and the server's identity. The methods the era removed (`initialize`, `ping`,
- * `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`) are simply not
- * registered, so they get -32601 like any unknown method.
+ * `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`) are simply not in its
+ * table of methods, so they get -32601 like any unknown method.
  *
  * A Streamable HTTP server gives each stateless POST a transport and a session of its own,
  * so there one exchange serves one request; over stdio one exchange serves the connection,
@@ -19,6 +19,7 @@ import { paramHeaderMismatch, type HeaderBag } from "./param-headers.ts";
 import type { RequestStateSeal } from "./request-state.ts";
 import type { ChangedList, HandlerContext, ListKind } from "./server-registry.ts";
 import type { ServedFeatures } from "./provider-types.ts";
+import type { ServerSession } from "./server-session.ts";
 import { listResult } from "./server-paging.ts";
 import { McpMethod, McpNotification, type Implementation, type ServerCapabilities } from "./types.ts";
 
@@ -33,6 +34,8 @@ export interface StatelessCore {
   readonly statelessVersions: readonly string[];
   readonly seal: RequestStateSeal;
   readonly cache: CacheHints;
+  /** The context a handler gets (see `SessionCore`). */
+  readonly contextOf: (session: ServerSession, ctx: RequestContext) => HandlerContext;
   capabilities(): ServerCapabilities;
 }
 
@@ -61,21 +64,36 @@ const LISTS: ReadonlyArray<[string, ListKind, keyof ServerCapabilities]> = [
   [McpMethod.PromptsList, "prompts", "prompts"],
 ];
 
+/**
+ * The era's request methods, each with whether its result carries cache hints. One table
+ * for every exchange of every server: a stateless POST builds no handlers of its own
+ * (docs/decisions.md 142, N-sl). `subscriptions/listen` is served apart (it holds its stream).
+ */
+const SERVED: ReadonlyMap<string, boolean> = new Map([
+  [McpMethod.ServerDiscover, true],
+  ...LISTS.map(([method]): [string, boolean] => [method, true]),
+  [McpMethod.ToolsCall, false],
+  [McpMethod.PromptsGet, false],
+  [McpMethod.ResourcesRead, true],
+  [McpMethod.CompletionComplete, false],
+]);
+
 export class StatelessExchange {
   private readonly scopes = new Map<JsonRpcId, Scope>();
   private readonly listening = new Map<JsonRpcId, Listening>();
-  /** The era's handlers, so a connection switching to this era can hand over its first request. */
-  private readonly handlers = new Map<string, (params: unknown, ctx: RequestContext) => unknown>();
   private readonly peer: JsonRpcPeer;
   private readonly core: StatelessCore;
-  private readonly context: (ctx: RequestContext) => HandlerContext;
+  private readonly session: ServerSession;
   private readonly headers: HeaderBag | undefined;
 
-  /** `headers`: the HTTP request's, whose `Mcp-Param-*` are checked on `tools/call`. */
-  constructor(peer: JsonRpcPeer, core: StatelessCore, context: (ctx: RequestContext) => HandlerContext, headers?: HeaderBag) {
+  /**
+   * `session`: whose handler context requests get; `headers`: the HTTP request's, whose
+   * `Mcp-Param-*` are checked on `tools/call`.
+   */
+  constructor(peer: JsonRpcPeer, core: StatelessCore, session: ServerSession, headers?: HeaderBag) {
     this.peer = peer;
     this.core = core;
-    this.context = context;
+    this.session = session;
     this.headers = headers;
   }
 
@@ -93,42 +111,54 @@ export class StatelessExchange {
   }
 
   /**
-   * Serves `method` with this era's handler: how a connection that has just switched to
-   * this era answers the request that switched it. -32601 for a method the era lacks.
+   * Serves request `method` as the era does, -32601 for a method the era lacks: the peer's
+   * fallback handler, so the session registers no handler of its own. An arrow, to be
+   * handed to the peer as it is.
    */
-  dispatch(method: string, params: unknown, ctx: RequestContext): unknown {
-    const handler = this.handlers.get(method);
-    if (handler === undefined) throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-    return handler(params, ctx);
+  readonly dispatch = (method: string, params: unknown, ctx: RequestContext): unknown => {
+    if (method === McpMethod.SubscriptionsListen) return this.listen(params, ctx);
+    const cacheable = SERVED.get(method);
+    if (cacheable === undefined) throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    return this.serve(method, params, ctx, cacheable);
+  };
+
+  /** Runs a request of {@link SERVED} behind the `_meta` check and the result decoration. */
+  private async serve(method: string, params: unknown, ctx: RequestContext, cacheable: boolean): Promise<unknown> {
+    const p = paramsObject(params, method);
+    this.scopes.set(ctx.id, { meta: readRequestMeta(p, method, this.core.statelessVersions) });
+    try {
+      const result = await this.answer(method, p, ctx);
+      const complete = !(isPlainObject(result) && result.resultType === "input_required");
+      return eraResult(result, this.core.info, cacheable && complete ? this.core.cache : undefined);
+    } finally {
+      this.scopes.delete(ctx.id);
+    }
   }
 
-  private register(method: string, handler: (params: unknown, ctx: RequestContext) => unknown): void {
-    this.handlers.set(method, handler);
-    this.peer.setRequestHandler(method, handler);
-  }
-
-  /** Registers the era's methods on the peer. */
-  wire(): void {
+  /** The answer to a request of {@link SERVED}, before the era's decoration. */
+  private answer(method: string, p: Record<string, unknown>, ctx: RequestContext): unknown {
     const reg = this.core.features;
-    this.serve(McpMethod.ServerDiscover, () => {
-      const out: Record<string, unknown> = { supportedVersions: [...this.core.statelessVersions], capabilities: this.core.capabilities() };
-      if (this.core.instructions !== undefined) out.instructions = this.core.instructions;
-      return out;
-    }, true);
-    for (const [method, kind, capability] of LISTS) {
-      this.serve(method, (p, ctx) => {
+    switch (method) {
+      case McpMethod.ServerDiscover: {
+        const out: Record<string, unknown> = { supportedVersions: [...this.core.statelessVersions], capabilities: this.core.capabilities() };
+        if (this.core.instructions !== undefined) out.instructions = this.core.instructions;
+        return out;
+      }
+      case McpMethod.ToolsCall:
+        this.checkParamHeaders(p);
+        return this.withInput(method, p, ctx);
+      case McpMethod.PromptsGet:
+      case McpMethod.ResourcesRead:
+        return this.withInput(method, p, ctx);
+      case McpMethod.CompletionComplete:
+        return reg.complete(p, this.context(ctx));
+      default: {
+        // The rest of SERVED are the lists.
+        const [, kind, capability] = LISTS.find(([list]) => list === method)!;
         this.requireServer(capability, method);
         return listResult(kind, reg.page(kind, p.cursor, this.core.pageSize, this.context(ctx)));
-      }, true);
+      }
     }
-    this.serve(McpMethod.ToolsCall, (p, ctx) => {
-      this.checkParamHeaders(p);
-      return this.withInput(McpMethod.ToolsCall, p, ctx, () => reg.callTool(p, this.context(ctx)));
-    });
-    this.serve(McpMethod.PromptsGet, (p, ctx) => this.withInput(McpMethod.PromptsGet, p, ctx, () => reg.getPrompt(p, this.context(ctx))));
-    this.serve(McpMethod.ResourcesRead, (p, ctx) => this.withInput(McpMethod.ResourcesRead, p, ctx, () => readResource(reg, p, this.context(ctx))), true);
-    this.serve(McpMethod.CompletionComplete, (p, ctx) => reg.complete(p, this.context(ctx)));
-    this.register(McpMethod.SubscriptionsListen, (params, ctx) => this.listen(params, ctx));
   }
 
   /**
@@ -172,31 +202,27 @@ export class StatelessExchange {
     return this.peer.notify(method, tagged, { relatedRequestId: id }).catch(() => undefined);
   }
 
-  /** Registers `handler` behind the `_meta` check and the result decoration. */
-  private serve(method: string, handler: (p: Record<string, unknown>, ctx: RequestContext) => unknown, cacheable = false): void {
-    this.register(method, async (params, ctx) => {
-      const p = paramsObject(params, method);
-      this.scopes.set(ctx.id, { meta: readRequestMeta(p, method, this.core.statelessVersions) });
-      try {
-        const result = await handler(p, ctx);
-        const complete = !(isPlainObject(result) && result.resultType === "input_required");
-        return eraResult(result, this.core.info, cacheable && complete ? this.core.cache : undefined);
-      } finally {
-        this.scopes.delete(ctx.id);
-      }
-    });
-  }
-
-  /** Runs a handler that may ask for input; a missing answer becomes the `input_required` result. */
-  private async withInput(method: string, p: Record<string, unknown>, ctx: RequestContext, run: () => unknown): Promise<unknown> {
+  /**
+   * `tools/call`, `prompts/get` or `resources/read`, whose handler may ask for input: a
+   * missing answer becomes the `input_required` result.
+   */
+  private async withInput(method: string, p: Record<string, unknown>, ctx: RequestContext): Promise<unknown> {
     const round = await InputRound.open(this.core.seal, method, p);
     this.scopes.get(ctx.id)!.round = round;
+    const reg = this.core.features;
+    const context = this.context(ctx);
     try {
-      return await run();
+      if (method === McpMethod.ToolsCall) return await reg.callTool(p, context);
+      if (method === McpMethod.PromptsGet) return await reg.getPrompt(p, context);
+      return await readResource(reg, p, context);
     } catch (err) {
       if (err instanceof InputRequired) return round.result(err);
       throw err;
     }
+  }
+
+  private context(ctx: RequestContext): HandlerContext {
+    return this.core.contextOf(this.session, ctx);
   }
 
   /** Over HTTP, `Mcp-Param-*` headers must match the arguments they mirror (-32020). */

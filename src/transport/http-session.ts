@@ -267,7 +267,8 @@ export class StreamableHttpSessionTransport implements Transport {
   }
 
   private release(): void {
-    const channels = new Set([...this.byRequest.values(), ...this.streams.values()]);
+    // A stateless POST's transport closes once its answer is out: nothing left to end.
+    const channels = this.byRequest.size + this.streams.size === 0 ? [] : new Set([...this.byRequest.values(), ...this.streams.values()]);
     for (const ch of channels) {
       if (ch.streamId === undefined) {
         if (writable(ch.res)) sendRpcError(ch.res, 404, HTTP_REFUSAL_CODE, "Not Found: session terminated");

@@ -50,3 +50,26 @@ test("IdTable stays correct through many adds and removes (in-flight churn)", ()
   assert.equal(t.size, 64);
   assert.deepEqual(t.values().sort((a, b) => a - b), [...live]);
 });
+
+test("IdTable: an entry kept in fields and entries in the dictionaries behave alike", () => {
+  const t = new IdTable<string>();
+  t.set(7, "first"); // kept in fields
+  t.set(8, "second"); // in the number dictionary
+  t.set("7", "string seven");
+  assert.equal(t.delete(7), true, "the field entry is removed");
+  assert.equal(t.get(7), undefined);
+  assert.equal(t.has("7"), true, "a string id never matches the number in the fields");
+  t.set(8, "second again"); // still in the dictionary while the fields are free
+  assert.equal(t.size, 2, "a dictionary entry set again is not counted twice");
+  t.set(9, "third"); // the free fields take it
+  assert.equal(t.get(8), "second again");
+  assert.equal(t.get(9), "third");
+  assert.equal(t.size, 3);
+  assert.deepEqual(t.values().sort(), ["second again", "string seven", "third"]);
+  assert.equal(t.delete(8), true);
+  assert.equal(t.delete(8), false);
+  assert.equal(t.delete(10), false, "an id never set");
+  t.set(9, "third replaced");
+  assert.equal(t.size, 2);
+  assert.deepEqual(t.values().sort(), ["string seven", "third replaced"]);
+});

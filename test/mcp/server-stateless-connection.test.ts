@@ -53,9 +53,17 @@ test("server/discover first: the connection speaks 2026-07-28, with input rounds
 test("a first tools/call carrying _meta switches the connection too; an unknown version is -32022", async () => {
   const server = build();
   const h = await connect(server);
+  const before = h.session.serverCapabilities;
+  assert.equal(before, undefined, "nothing declared before the first request");
   const v999 = { ...META, "io.modelcontextprotocol/protocolVersion": "v999" };
   assert.equal(await code(h.client.request("tools/call", { name: "greet", arguments: {}, _meta: v999 })), -32022);
   assert.equal(await code(h.client.request("ping")), -32601);
+  assert.equal(await code(h.client.request("resources/subscribe", { uri: "x:/", _meta: META })), -32601, "removed by the era");
+  assert.equal(await code(h.client.request("no/such/method", { _meta: META })), -32601);
+  // A stateless session declares what the server offers when asked.
+  const declared = h.session.serverCapabilities;
+  assert.deepEqual(declared?.tools, { listChanged: true });
+  assert.equal(h.session.serverCapabilities, declared, "worked out once");
   await server.close();
 });
 

@@ -9,6 +9,7 @@
  * middleware goes straight to it, as on a server without providers.
  */
 import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
+import { withDeadline } from "../util/deadline.ts";
 import { isPlainObject } from "../util/object.ts";
 import { MiddlewarePipeline } from "./middleware-pipeline.ts";
 import { ProviderCallContext, servingContext } from "./provider-context.ts";
@@ -267,23 +268,10 @@ export class ProviderFeatures implements ServedFeatures {
     const scoped = ctx instanceof ProviderCallContext ? ctx.bounded() : undefined;
     const value = run(scoped ?? ctx);
     if (!(value instanceof Promise)) return value;
-    // One timer and one promise per answer (no race of two promises): this is every call's path.
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const err = new BridgeError("TIMEOUT", `a provider did not answer ${what} within ${this.timeoutMs} ms`, { details: { timeoutMs: this.timeoutMs } });
-        scoped?.stopWith(err);
-        reject(err);
-      }, this.timeoutMs);
-      value.then(
-        (v) => {
-          clearTimeout(timer);
-          resolve(v);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      );
+    return withDeadline(value, this.timeoutMs, () => {
+      const err = new BridgeError("TIMEOUT", `a provider did not answer ${what} within ${this.timeoutMs} ms`, { details: { timeoutMs: this.timeoutMs } });
+      scoped?.stopWith(err);
+      return err;
     });
   }
 }

@@ -10,6 +10,8 @@
  *                                      far this machine moves a figure on its own (ideal 1.00x)
  *   npm run bench -- --schema          section 10 alone (JSON Schema validation of untrusted schemas)
  *   npm run bench -- --http-stateless  sections 8d and 8e alone (stateless-era HTTP calls)
+ *   npm run bench -- --gateway         section 11 alone (mcp-bridge serve against direct calls)
+ *                                      (the single-section modes: bench/single-sections.ts)
  *   npm run bench -- --profile [DIR] [--profile-section calls|list|payloads|spawn|http|http-stateless|manager]
  *                                      CPU profiles of both sides of one section, summarised
  *
@@ -27,16 +29,13 @@ import { join } from "node:path";
 import { BENCH_ENV_NAMES } from "./bench/env.ts";
 import { repoRoot } from "./bench/fixtures.ts";
 import { measureImportTime, type ImportTimeResult } from "./bench/import-time.ts";
-import { FULL_PLAN, QUICK_PLAN, callSection, listSection, payloadSection, type ForkRunners, type Plan, type Sides } from "./bench/measure.ts";
+import { FULL_PLAN, QUICK_PLAN, callSection, listSection, payloadSection, type ForkRunners, type Sides } from "./bench/measure.ts";
 import { buildPackage } from "./bench/package.ts";
 import {
   buildStartupFigures,
-  cliOnEveryNode,
   nodeVersions,
-  spawnOnEveryNode,
   spawnServers,
   startupFailures,
-  type NodeVersion,
   type StartupPaths,
   type StartupResult,
 } from "./bench/startup.ts";
@@ -57,6 +56,7 @@ import { cpuProfFlags, MANY_TOOLS, PROFILE_SECTIONS, profileMode, type ProfileSe
 import { buildFigures, formatFigures, type Figure } from "./bench/report.ts";
 import { RunnerProcess } from "./bench/runner-process.ts";
 import { formatSchema, schemaSection, type SchemaBenchResult } from "./bench/schema.ts";
+import { formatSection, runSingleSection, SINGLE_SECTION_FLAGS, startupSections, type SectionDeps, type SingleSection } from "./bench/single-sections.ts";
 import { transpileTree } from "./bench/transpile.ts";
 import type { Mode, RunnerConfig, ServerCommand, SideResult } from "./bench/types.ts";
 
@@ -68,15 +68,13 @@ interface Options {
   quick: boolean;
   /** Both sides run the raw baseline (sections 1-8): the ratios are this machine's noise. */
   calibrate: boolean;
-  /** Only sections 1 and 1b. */
-  startupOnly: boolean;
+  /** Only the sections of one mode (bench/single-sections.ts). */
+  single: SingleSection | undefined;
   /** Directory for CPU profiles; set by `--profile`. */
   profileDir: string | undefined;
   profileSection: ProfileSection;
   /** Only section 10 (the validator; no processes but its own). */
   schemaOnly: boolean;
-  /** Only sections 8d and 8e (the stateless era over HTTP). */
-  httpStatelessOnly: boolean;
 }
 
 /** The whole result, as printed by `--json`. */
@@ -136,15 +134,14 @@ const NOTES = [
 ];
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { json: false, quick: false, calibrate: false, startupOnly: false, profileDir: undefined, profileSection: "calls", schemaOnly: false, httpStatelessOnly: false };
+  const o: Options = { json: false, quick: false, calibrate: false, single: undefined, profileDir: undefined, profileSection: "calls", schemaOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--json") o.json = true;
     else if (a === "--quick") o.quick = true;
     else if (a === "--calibrate") o.calibrate = true;
-    else if (a === "--startup") o.startupOnly = true;
+    else if (a in SINGLE_SECTION_FLAGS) o.single = SINGLE_SECTION_FLAGS[a as keyof typeof SINGLE_SECTION_FLAGS];
     else if (a === "--schema") o.schemaOnly = true;
-    else if (a === "--http-stateless") o.httpStatelessOnly = true;
     else if (a === "--profile") {
       const next = argv[i + 1];
       o.profileDir = next !== undefined && !next.startsWith("--") ? argv[++i]! : join(tmpdir(), "mcp-bridge-bench-profiles");
@@ -152,7 +149,7 @@ function parseArgs(argv: readonly string[]): Options {
       const s = argv[++i] as ProfileSection;
       if (!PROFILE_SECTIONS.includes(s)) throw new Error(`--profile-section must be one of ${PROFILE_SECTIONS.join(", ")}`);
       o.profileSection = s;
-    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --calibrate, --startup, --schema, --http-stateless, --profile [DIR], --profile-section S)`);
+    } else throw new Error(`unknown argument ${a} (known: --json, --quick, --calibrate, ${Object.keys(SINGLE_SECTION_FLAGS).join(", ")}, --schema, --profile [DIR], --profile-section S)`);
   }
   return o;
 }
@@ -203,7 +200,6 @@ function startRunner(work: string, config: RunnerConfig, nodeFlags: readonly str
   return runner;
 }
 
-/** The library's entry points: src/index once it exists, else the client and stdio modules. */
 /** What a stdio MCP client imports: the `./client` and `./transport/stdio` entry points. */
 function clientModules(base: string, ext: ".ts" | ".js"): string[] {
   return [join(base, "src", "mcp", `client${ext}`), join(base, "src", "transport", `stdio${ext}`)];
@@ -214,38 +210,13 @@ function indexModules(base: string, ext: ".ts" | ".js"): string[] {
   return [join(base, "src", `index${ext}`)];
 }
 
-/**
- * Sections 1 and 1b on every Node version at hand: a fresh pinned pair of runners on each
- * version for section 1, then the CLI's processes.
- */
-async function startupSections(opts: Options, plan: Plan, work: string, startup: Startup, versions: NodeVersion[]): Promise<StartupResult> {
-  // --calibrate: every side runs the raw client and the raw server.
-  const raw = (m: Mode): Mode => (opts.calibrate ? "raw" : m);
-  progress(`1. spawn + initialize + tools/list on ${versions.map((v) => v.version).join(", ")}`);
-  const spawn = await spawnOnEveryNode(
-    versions,
-    plan,
-    (side, node) => {
-      const servers = spawnServers(raw(side === "raw" ? "raw" : "ours"), node, startup.pkg, startup.paths);
-      // Only `spawnServers` is used by a start-up runner; the rest names any server of them.
-      const mode = raw(side === "ours" ? "ours" : "raw");
-      return { mode, spawnServers: servers, server: servers.dist!, manyToolsServer: servers.dist!, httpServer: servers.dist!, ...(PIN ? { pin: PIN } : {}) };
-    },
-    (node, configs) => configs.map((c) => startRunner(work, c, [], node.path)),
-    quitRunners,
-  );
-  progress("1b. CLI cold path: inspect of a stdio server, process start to exit");
-  const cli = await cliOnEveryNode(versions, plan, startup.pkg, startup.paths, opts.calibrate, (pid) => children.track([pid], false));
-  return { versions, spawn, cli };
-}
-
 async function measure(opts: Options, root: string, work: string, startup: Startup): Promise<BenchReport> {
   const t0 = performance.now();
   const loadStart = loadavg()[0]!;
   const plan = opts.quick ? QUICK_PLAN : FULL_PLAN;
   const tsx = startup.paths.tsx;
   const versions = nodeVersions(root);
-  const startupResult = await startupSections(opts, plan, work, startup, versions);
+  const startupResult = await startupSections(sectionDeps(opts, root, work, startup), plan, versions);
   progress("7. import time");
   const importTime = measureImportTime(work, tsx, clientModules(root, ".ts"), clientModules(work, ".js"), opts.quick ? 1 : 16, 1);
   const importFull = measureImportTime(work, tsx, indexModules(root, ".ts"), indexModules(work, ".js"), opts.quick ? 1 : 6, 1);
@@ -352,16 +323,24 @@ async function measure(opts: Options, root: string, work: string, startup: Start
   };
 }
 
-/** Sections 8d and 8e alone, on a fresh pinned pair of runners and its forks. */
-async function httpStatelessOnly(opts: Options, work: string, startup: Startup): Promise<{ raw: HttpStatelessSideResult; ours: HttpStatelessSideResult }> {
-  const plan = opts.quick ? QUICK_PLAN : FULL_PLAN;
-  const pinned = (mode: Mode): RunnerConfig => ({ ...runnerConfig(opts.calibrate ? "raw" : mode, work, startup), ...(PIN ? { pin: PIN } : {}) });
-  const forks: ForkRunners = { start: () => [startRunner(work, pinned("raw")), startRunner(work, pinned("ours"))], stop: quitRunners };
-  const sides = forks.start();
-  progress("8d-e. tools/call over Streamable HTTP in the stateless era (2026-07-28), sequential and 64 in flight");
-  const era = await httpStatelessSection(sides, httpPlan(opts.quick, plan), forks);
-  await quitRunners(sides);
-  return { raw: era.get(sides[0]!)!, ours: era.get(sides[1]!)! };
+/** What the single-section modes need of this file: runners, their configs and the ledger. */
+function sectionDeps(opts: Options, root: string, work: string, startup: Startup): SectionDeps {
+  const pin = PIN ? { pin: PIN } : {};
+  return {
+    root,
+    work,
+    startup,
+    quick: opts.quick,
+    calibrate: opts.calibrate,
+    notes: NOTES,
+    pinned: (mode) => ({ ...runnerConfig(opts.calibrate ? "raw" : mode, work, startup), ...pin }),
+    config: (mode) => runnerConfig(mode, work, startup),
+    pin,
+    startRunner: (config, node) => startRunner(work, config, [], node),
+    quitRunners,
+    trackPid: (pid) => children.track([pid], false),
+    progress,
+  };
 }
 
 function formatReport(r: BenchReport): string {
@@ -422,22 +401,11 @@ async function main(): Promise<void> {
       if (leftover.length > 0) progress(`killed leftover processes: ${leftover.join(", ")}`);
       return;
     }
-    if (opts.httpStatelessOnly) {
-      const load = loadavg()[0]!.toFixed(1);
-      const result = await httpStatelessOnly(opts, work, startup);
-      const figures = buildHttpStatelessFigures(result.raw, result.ours);
-      const notes = [`load average ${load} -> ${loadavg()[0]!.toFixed(1)}`, ...NOTES.slice(2, 4), ...NOTES.slice(8, 9), NOTES[NOTES.length - 2]!];
-      process.stdout.write(opts.json ? `${JSON.stringify({ notes, figures, httpStateless: result }, null, 2)}\n` : `${[...notes, formatFigures(figures)].join("\n")}\n`);
+    if (opts.single !== undefined) {
+      const outcome = await runSingleSection(opts.single, sectionDeps(opts, root, work, startup));
+      process.stdout.write(opts.json ? `${JSON.stringify({ notes: outcome.notes, figures: outcome.figures, ...outcome.result }, null, 2)}\n` : `${formatSection(outcome)}\n`);
       const leftover = children.reapLeftovers();
       if (leftover.length > 0) process.exitCode = 1;
-      return;
-    }
-    if (opts.startupOnly) {
-      const load = loadavg()[0]!.toFixed(1);
-      const result = await startupSections(opts, opts.quick ? QUICK_PLAN : FULL_PLAN, work, startup, nodeVersions(root));
-      const figures = buildStartupFigures(result);
-      const notes = [`load average ${load} -> ${loadavg()[0]!.toFixed(1)}`, ...NOTES.slice(2, 3), ...startupFailures(result)];
-      process.stdout.write(opts.json ? `${JSON.stringify({ notes, figures, startup: result }, null, 2)}\n` : `${[...notes, formatFigures(figures)].join("\n")}\n`);
       return;
     }
     const report = await measure(opts, root, work, startup);

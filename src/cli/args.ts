@@ -70,6 +70,17 @@ export function intFlag(args: ParsedArgs, name: string, fallback: number): numbe
   return n;
 }
 
+/** The values of `--era`: McpClient's `era` option (docs/decisions.md 129). */
+const ERAS = ["auto", "legacy", "modern"] as const;
+
+/** `--era auto|legacy|modern`: which protocol era to speak, if given. */
+export function eraFlag(args: ParsedArgs): (typeof ERAS)[number] | undefined {
+  const era = flag(args, "era");
+  if (era === undefined) return undefined;
+  if (!(ERAS as readonly string[]).includes(era)) throw new UsageError(`--era must be one of ${ERAS.join(", ")}; got ${JSON.stringify(era)}`);
+  return era as (typeof ERAS)[number];
+}
+
 /** Refuses positional words beyond the first `count` (the subcommand counts as one). */
 export function onlyPositionals(args: ParsedArgs, count: number, usage: string): void {
   const extra = args.positionals.slice(count);

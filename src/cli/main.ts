@@ -26,11 +26,13 @@ commands
                                   the reference ACP agent on stdio
   serve --config <file> (--stdio | --http 127.0.0.1:PORT [--sse] [--allow-remote])
         [--max-sessions N] [--max-upstreams N] [--audit <file>|-] [--rate-limit <calls a minute>|off]
-        [--health-interval ms] [--no-namespace]
+        [--health-interval ms] [--no-namespace] [--era legacy|auto|modern]
                                   one MCP server in front of every server of <file>: tools as
                                   mcp__<server>__<tool>, each client with its own upstream processes
                                   unless "serve.isolation" shares them; status at mcp-bridge://status;
                                   calls per upstream are limited to 100 a minute unless --rate-limit says otherwise;
+                                  upstreams are spoken to in the 2025 handshake era unless --era says otherwise
+                                  (an upstream that speaks only 2026-07-28 needs --era auto);
                                   ends (upstreams stopped) at stdin's end or SIGTERM
   serve --check --config <file>   print every problem of <file> for serving; exit 2 on an error
   shim <port>                     stdio MCP server piped to a conductor (token in MCP_BRIDGE_SHIM_TOKEN)

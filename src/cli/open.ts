@@ -11,8 +11,8 @@ import { BridgeError } from "../jsonrpc/errors.ts";
 import { Redactor, redactUrl } from "../security/redact.ts";
 import { lastLines } from "../transport/ring-buffer.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
-import { flag, intFlag, type ParsedArgs, UsageError } from "./args.ts";
-import { connectWith, newClient, transportFor, type CliEra, type ConnectedServer } from "./connect.ts";
+import { eraFlag, flag, intFlag, type ParsedArgs, UsageError } from "./args.ts";
+import { connectWith, newClient, transportFor, type ConnectedServer } from "./connect.ts";
 import { EarlyStartedTransport } from "./early-start.ts";
 import { trackClient } from "./open-clients.ts";
 import { printable } from "./format.ts";
@@ -102,16 +102,6 @@ function logLevelFlag(args: ParsedArgs): LoggingLevel | undefined {
     throw new UsageError(`--log-level must be one of ${LOGGING_LEVELS.join(", ")}; got ${JSON.stringify(level)}`);
   }
   return level as LoggingLevel;
-}
-
-const ERAS: readonly CliEra[] = ["auto", "legacy", "modern"];
-
-/** `--era auto|legacy|modern`: which protocol era to speak (McpClient's `era`, docs/decisions.md 129). */
-function eraFlag(args: ParsedArgs): CliEra | undefined {
-  const era = flag(args, "era");
-  if (era === undefined) return undefined;
-  if (!(ERAS as readonly string[]).includes(era)) throw new UsageError(`--era must be one of ${ERAS.join(", ")}; got ${JSON.stringify(era)}`);
-  return era as CliEra;
 }
 
 /**

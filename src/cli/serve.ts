@@ -25,13 +25,13 @@ import { UpstreamPool } from "../gateway/upstream-pool.ts";
 import { errorMessage } from "../jsonrpc/errors.ts";
 import { DEFAULT_MAX_SERVERS, type McpManager, type McpManagerOptions, type ServerStatus } from "../manager/manager.ts";
 import { StdioServerTransport } from "../transport/stdio-server.ts";
-import { flag, intFlag, onlyPositionals, UsageError, type ParsedArgs } from "./args.ts";
+import { eraFlag, flag, intFlag, onlyPositionals, UsageError, type ParsedArgs } from "./args.ts";
 import type { ServingHttp } from "./serve-http.ts";
 import { ExitCode } from "./report.ts";
 import { packageVersion } from "./version.ts";
 
 const SYNOPSIS =
-  "serve --config <file> (--stdio | --http 127.0.0.1:PORT [--sse]) [--rate-limit N|off] [--health-interval ms] [--no-namespace] | serve --check --config <file>";
+  "serve --config <file> (--stdio | --http 127.0.0.1:PORT [--sse]) [--rate-limit N|off] [--health-interval ms] [--no-namespace] [--era legacy|auto|modern] | serve --check --config <file>";
 
 /** Time between pings of each ready upstream, ms (docs/decisions.md 139). */
 const DEFAULT_HEALTH_INTERVAL_MS = 30_000;
@@ -54,6 +54,8 @@ interface ServePlan {
   namespaced: boolean;
   /** The managers' per-upstream bucket (`--rate-limit`); undefined: their default. */
   rateLimit: McpManagerOptions["rateLimit"];
+  /** The era the gateway speaks to its upstreams (`--era`); default the handshake era (docs/decisions.md N-gw). */
+  era: NonNullable<McpManagerOptions["era"]>;
 }
 
 /** Runs the command; resolves with the exit code once serving ended and every upstream is stopped. */
@@ -99,6 +101,7 @@ export async function runServe(args: ParsedArgs, io: { out: (text: string) => vo
     healthIntervalMs: intFlag(args, "health-interval", DEFAULT_HEALTH_INTERVAL_MS),
     namespaced: !args.flags.has("no-namespace"),
     rateLimit: rateLimitFrom(args),
+    era: eraFlag(args) ?? "legacy",
   };
   if (!plan.namespaced && servers.length !== 1) throw new UsageError(`--no-namespace serves one upstream under its own names; ${file} has ${servers.length}`);
   return serve(servers, plan, listen, log, io.err);
@@ -147,6 +150,7 @@ async function serve(servers: McpServerConfig[], plan: ServePlan, listen: Listen
     maxUpstreamConnections: plan.maxUpstreams,
     manager: {
       processGuard: true,
+      era: plan.era,
       health: { intervalMs: plan.healthIntervalMs, timeoutMs: Math.min(5_000, Math.max(1_000, plan.healthIntervalMs)) },
       ...(plan.namespaced ? {} : { naming: (_prefix: string, tool: string) => tool }),
       ...(plan.rateLimit === undefined ? {} : { rateLimit: plan.rateLimit }),

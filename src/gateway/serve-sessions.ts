@@ -14,10 +14,11 @@ import { errorMessage } from "../jsonrpc/errors.ts";
 import type { McpManager } from "../manager/manager.ts";
 import type { McpServerOptions } from "../mcp/server.ts";
 import { McpServer } from "../mcp/server.ts";
+import type { Middleware } from "../mcp/provider-types.ts";
 import type { Implementation } from "../mcp/types.ts";
 import type { Transport } from "../transport/transport.ts";
 import { ManagerProvider } from "./manager-provider.ts";
-import { audit, type CallAuditEvent } from "./middleware-audit.ts";
+import { audit, countCalls, type CallAuditEvent } from "./middleware-audit.ts";
 import { CallCounter, gatewayStatus, STATUS_RESOURCE, STATUS_URI } from "./serve-status.ts";
 import type { ClientUpstreams, UpstreamPool } from "./upstream-pool.ts";
 
@@ -100,6 +101,19 @@ export class GatewaySessions {
     await Promise.allSettled([this.stateless?.close(), ...all.map(async (e) => (await e.server.close(), await e.upstreams.close()))]);
   }
 
+  /** The audit middleware, or with no audit sink a counter of outcomes only (for the status). */
+  private auditing(): Middleware {
+    const onAudit = this.options.onAudit;
+    if (onAudit === undefined) return countCalls((outcome) => this.calls.count(outcome));
+    return audit({
+      redactor: this.pool.redactor,
+      sink: (event) => {
+        this.calls.record(event);
+        onAudit(event);
+      },
+    });
+  }
+
   private newServer(upstreams: ClientUpstreams | undefined, extra: Partial<McpServerOptions>): McpServer {
     const provider = (manager: McpManager): ManagerProvider =>
       new ManagerProvider(manager, { forwarding: this.pool.forwardingOf(manager), namespaced: this.options.namespaced ?? true });
@@ -110,15 +124,7 @@ export class GatewaySessions {
       providers,
       providerTimeoutMs: PROVIDER_TIMEOUT_MS,
       instructions: this.pool.shared.instructions(),
-      middleware: [
-        audit({
-          redactor: this.pool.redactor,
-          sink: (event) => {
-            this.calls.record(event);
-            this.options.onAudit?.(event);
-          },
-        }),
-      ],
+      middleware: [this.auditing()],
       onProviderError: (e) => this.options.log(`upstream list failed${label}: ${errorMessage(e)}`),
     });
     server.resource(STATUS_RESOURCE, () => {

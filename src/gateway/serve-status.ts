@@ -7,7 +7,7 @@
  */
 import type { ServerStatus } from "../manager/manager.ts";
 import type { Resource } from "../mcp/types.ts";
-import type { CallAuditEvent } from "./middleware-audit.ts";
+import type { CallAuditEvent, CallOutcome } from "./middleware-audit.ts";
 import type { Isolation } from "./serve-config.ts";
 import type { UpstreamPool } from "./upstream-pool.ts";
 
@@ -58,10 +58,14 @@ export class CallCounter {
   readonly counts: CallCounters = { total: 0, ok: 0, toolErrors: 0, refused: 0, failed: 0 };
 
   record(event: CallAuditEvent): void {
+    this.count(event.outcome);
+  }
+
+  count(outcome: CallOutcome): void {
     this.counts.total++;
-    if (event.outcome === "ok") this.counts.ok++;
-    else if (event.outcome === "tool_error") this.counts.toolErrors++;
-    else if (event.outcome === "refused") this.counts.refused++;
+    if (outcome === "ok") this.counts.ok++;
+    else if (outcome === "tool_error") this.counts.toolErrors++;
+    else if (outcome === "refused") this.counts.refused++;
     else this.counts.failed++;
   }
 }

@@ -14,25 +14,47 @@ import { isModernVersion } from "./versions.ts";
 
 export class ProviderCallContext extends ToolCallContext implements ServingContext {
   private identity: ClientIdentity | undefined;
-  private stop: AbortSignal | undefined;
-  private stopOrCancel: AbortSignal | undefined;
+  /** Set on a bounded context: it may be stopped (see {@link stopWith}). */
+  private stoppable = false;
+  /** Why the answer was stopped, once it was. */
+  private stopReason: Error | undefined;
+  private stopOrCancel: AbortController | undefined;
 
   /**
-   * This request's context for one provider answer, whose `signal` also aborts on `stop`
-   * (the answer's time ran out), so a provider that listens gives up the work nobody waits for.
+   * This request's context for one provider answer, whose `signal` also aborts on
+   * {@link stopWith} (the answer's time ran out), so a provider that listens gives up the
+   * work nobody waits for.
    */
-  bounded(stop: AbortSignal): ProviderCallContext {
+  bounded(): ProviderCallContext {
     const scoped = new ProviderCallContext(this.session, this.ctx);
     scoped.identity = this.identity;
-    scoped.stop = stop;
+    scoped.stoppable = true;
     return scoped;
   }
 
-  /** Made only when read, like the request's own. */
+  /** Aborts this bounded context's signal with `reason` (now, or when it is first read). */
+  stopWith(reason: Error): void {
+    this.stopReason ??= reason;
+    this.stopOrCancel?.abort(reason);
+  }
+
+  /**
+   * Made only when read, like the request's own. A bounded context's is one controller that
+   * the request's cancellation and {@link stopWith} both abort: both live as long as the
+   * request, so plain listeners do what `AbortSignal.any` would, at a fraction of its cost
+   * on every call (it tracks its sources through weak references).
+   */
   override get signal(): AbortSignal {
-    if (this.stop === undefined) return super.signal;
-    this.stopOrCancel ??= AbortSignal.any([super.signal, this.stop]);
-    return this.stopOrCancel;
+    if (!this.stoppable) return super.signal;
+    if (this.stopOrCancel === undefined) {
+      const both = new AbortController();
+      this.stopOrCancel = both;
+      const request = super.signal;
+      if (this.stopReason !== undefined) both.abort(this.stopReason);
+      else if (request.aborted) both.abort(request.reason);
+      else request.addEventListener("abort", () => both.abort(request.reason), { once: true });
+    }
+    return this.stopOrCancel.signal;
   }
 
   /** Read when first asked: most calls never look. */

@@ -9,7 +9,7 @@
  * middleware goes straight to it, as on a server without providers.
  */
 import { BridgeError, ErrorCode, RpcError, errorMessage } from "../jsonrpc/errors.ts";
-import { raceDeadline, TIMED_OUT } from "../util/deadline.ts";
+import { withDeadline } from "../util/deadline.ts";
 import { isPlainObject } from "../util/object.ts";
 import { MiddlewarePipeline } from "./middleware-pipeline.ts";
 import { ProviderCallContext, servingContext } from "./provider-context.ts";
@@ -264,15 +264,15 @@ export class ProviderFeatures implements ServedFeatures {
    * runs with a context whose signal aborts then too (with that error as its reason), so one
    * that listens stops (the request's own signal is read only if the provider reads its own).
    */
-  private async answer<T>(ctx: ServingContext, what: string, run: (ctx: ServingContext) => T | Promise<T>): Promise<T> {
-    const stop = new AbortController();
-    const value = run(ctx instanceof ProviderCallContext ? ctx.bounded(stop.signal) : ctx);
+  private answer<T>(ctx: ServingContext, what: string, run: (ctx: ServingContext) => T | Promise<T>): Promise<T> | T {
+    const scoped = ctx instanceof ProviderCallContext ? ctx.bounded() : undefined;
+    const value = run(scoped ?? ctx);
     if (!(value instanceof Promise)) return value;
-    const settled = await raceDeadline(value, this.timeoutMs);
-    if (settled !== TIMED_OUT) return settled;
-    const err = new BridgeError("TIMEOUT", `a provider did not answer ${what} within ${this.timeoutMs} ms`, { details: { timeoutMs: this.timeoutMs } });
-    stop.abort(err);
-    throw err;
+    return withDeadline(value, this.timeoutMs, () => {
+      const err = new BridgeError("TIMEOUT", `a provider did not answer ${what} within ${this.timeoutMs} ms`, { details: { timeoutMs: this.timeoutMs } });
+      scoped?.stopWith(err);
+      return err;
+    });
   }
 }
 

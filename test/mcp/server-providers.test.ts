@@ -252,3 +252,32 @@ test("a prompt or resource a filter hides from a client cannot be got or read by
   await client.close();
   await server.close();
 });
+
+test("a provider that reads its signal only after its time ran out, or after the client cancelled, finds it aborted", async () => {
+  const held: ServingContext[] = [];
+  const answers: (() => void)[] = [];
+  const hanging: ServerProvider = {
+    listTools: () => [{ name: "hang", inputSchema: OBJECT }],
+    callTool: (_name, _args, ctx) => {
+      held.push(ctx); // the signal is not read here: it is made when first read, later
+      return new Promise((resolve) => answers.push(() => resolve(text("late"))));
+    },
+  };
+  const server = new McpServer({ name: "s", version: "1" }, { providers: [hanging], providerTimeoutMs: 50 });
+  const client = await clientOf(server);
+  assert.equal((await client.callTool("hang")).isError, true);
+  assert.equal(held[0]!.signal.aborted, true, "read after the deadline, the signal is already aborted");
+  assert.equal((held[0]!.signal.reason as BridgeError).code, "TIMEOUT");
+
+  const server2 = new McpServer({ name: "s", version: "1" }, { providers: [hanging], providerTimeoutMs: 60_000 });
+  const client2 = await clientOf(server2);
+  const cancel = new AbortController();
+  const call = client2.callTool("hang", {}, { signal: cancel.signal });
+  await client2.listTools(); // the call has reached the provider (messages are handled in order)
+  cancel.abort();
+  await assert.rejects(call, { code: "CANCELLED" });
+  await client2.listTools(); // and the cancellation has reached the server
+  assert.equal(held[1]!.signal.aborted, true, "read after the client cancelled, the signal is already aborted");
+  for (const answer of answers) answer(); // late answers, ignored; no deadline timer is left behind
+  await Promise.all([client.close(), client2.close(), server.close(), server2.close()]);
+});

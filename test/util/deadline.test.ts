@@ -1,7 +1,7 @@
-/** raceDeadline and settlesWithin: the one race of a promise against a deadline. */
+/** raceDeadline, settlesWithin and withDeadline: a promise against a deadline, in one place. */
 import assert from "node:assert/strict";
 import { mock, test } from "node:test";
-import { raceDeadline, settlesWithin, TIMED_OUT } from "../../src/util/deadline.ts";
+import { raceDeadline, settlesWithin, TIMED_OUT, withDeadline } from "../../src/util/deadline.ts";
 
 test("raceDeadline resolves to the promise's value when it settles first", async () => {
   assert.equal(await raceDeadline(Promise.resolve(42), 1_000), 42);
@@ -39,6 +39,37 @@ test("a promise that rejects after the deadline is handled, never unhandled", as
   const raced = raceDeadline(late, 10);
   t.mock.timers.tick(10);
   assert.equal(await raced, TIMED_OUT);
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  t.after(() => process.off("unhandledRejection", onUnhandled));
+  reject(new Error("too late"));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(unhandled, []);
+});
+
+test("withDeadline settles as the promise does when it comes first, and clears its timer", async (t) => {
+  const cleared = mock.method(globalThis, "clearTimeout");
+  t.after(() => cleared.mock.restore());
+  const late = () => new Error("late");
+  assert.equal(await withDeadline(Promise.resolve(7), 60_000, late), 7);
+  const failure = new Error("boom");
+  await assert.rejects(withDeadline(Promise.reject(failure), 60_000, late), failure);
+  assert.equal(cleared.mock.callCount(), 2);
+});
+
+test("withDeadline rejects with onTimeout's error when the deadline comes first; a later rejection is handled", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  let reject: (err: Error) => void = () => {};
+  const slow = new Promise<never>((_, rej) => (reject = rej));
+  const timedOut = new Error("no answer in 10 ms");
+  let made = 0;
+  const bounded = withDeadline(slow, 10, () => (made++, timedOut));
+  t.mock.timers.tick(9);
+  assert.equal(made, 0);
+  t.mock.timers.tick(1);
+  await assert.rejects(bounded, timedOut);
+  assert.equal(made, 1);
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   process.on("unhandledRejection", onUnhandled);

@@ -41,7 +41,7 @@ const COMMON = {
  * decode a whole chunk as UTF-16 and V8 compile it as a two-byte string. The server bundle
  * keeps it: its one `…` makes its source a two-byte string larger than V8's largest young
  * object, so it is allocated outside the young generation; as ASCII it stays inside, and a
- * start then sometimes pays a scavenge it otherwise does not (docs/decisions.md N-start-ascii).
+ * start then sometimes pays a scavenge it otherwise does not (docs/decisions.md 150).
  */
 const CLI_CHARSET = "ascii";
 const SERVER_CHARSET = "utf8";

@@ -1,6 +1,6 @@
 /**
  * A stdio server started before the CLI has loaded its MCP client (docs/decisions.md
- * N-start-spawn). A server takes longer to boot than the CLI takes to load the client, the
+ * 151). A server takes longer to boot than the CLI takes to load the client, the
  * JSON-RPC peer and the protocol modules; started first, the server boots while they load,
  * as a hand-written client that spawns at once would have it.
  *

@@ -60,7 +60,7 @@ export async function withServer(
     onStderr: verbose ? (line) => safe.err(`[${config.name}] ${printable(line)}`) : undefined,
     auth: oauth?.provider,
   });
-  // A stdio server boots while the client's modules load (docs/decisions.md N-start-spawn).
+  // A stdio server boots while the client's modules load (docs/decisions.md 151).
   const early = transport instanceof StdioClientTransport ? trackClient(new EarlyStartedTransport(transport)) : undefined;
   await early?.settled;
   // The hard cap; while nobody is being waited for, `oauth.deadline` keeps the usual limit.

@@ -54,7 +54,7 @@ interface ServePlan {
   namespaced: boolean;
   /** The managers' per-upstream bucket (`--rate-limit`); undefined: their default. */
   rateLimit: McpManagerOptions["rateLimit"];
-  /** The era the gateway speaks to its upstreams (`--era`); default the handshake era (docs/decisions.md N-gw). */
+  /** The era the gateway speaks to its upstreams (`--era`); default the handshake era (docs/decisions.md 154). */
   era: NonNullable<McpManagerOptions["era"]>;
 }
 

@@ -187,7 +187,7 @@ export function isErrorResponse(r: JsonRpcResponse): r is JsonRpcErrorResponse {
  * and the dictionaries are made only for a second one: a table that holds one entry at a time
  * (a stateless POST's transport and peer, a client calling in sequence) then allocates
  * nothing, where a dictionary given a large integer key allocates a number dictionary
- * (docs/decisions.md N-sl).
+ * (docs/decisions.md 153).
  */
 export class IdTable<V> {
   /** The entry kept in fields (`undefined` while that slot is free). */

@@ -67,7 +67,7 @@ const LISTS: ReadonlyArray<[string, ListKind, keyof ServerCapabilities]> = [
 /**
  * The era's request methods, each with whether its result carries cache hints. One table
  * for every exchange of every server: a stateless POST builds no handlers of its own
- * (docs/decisions.md 142, N-sl). `subscriptions/listen` is served apart (it holds its stream).
+ * (docs/decisions.md 142, 153). `subscriptions/listen` is served apart (it holds its stream).
  */
 const SERVED: ReadonlyMap<string, boolean> = new Map([
   [McpMethod.ServerDiscover, true],

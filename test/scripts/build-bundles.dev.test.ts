@@ -104,12 +104,12 @@ describe("the bundles of npm run build", { timeout: 300_000 }, () => {
     visit(byModule.get("src/cli/inspect.ts")!.file);
     const modules = [...loaded].flatMap((f) => byFile.get(f)!.modules);
     assert.ok(modules.includes("src/transport/stdio-client.ts") && modules.includes("src/config/secrets.ts"), modules.join(", "));
-    // The client, the peer and the rest load while the server boots (docs/decisions.md N-start-spawn).
+    // The client, the peer and the rest load while the server boots (docs/decisions.md 151).
     const late = ["src/mcp/client.ts", "src/jsonrpc/peer.ts", "src/mcp/versions.ts", "src/cli/version.ts", "src/mcp/output-check.ts", "src/mcp/client-stateless.ts"];
     for (const absent of [...late, "src/config/parse-common.ts", "src/config/parse.ts", "src/schema/validate.ts"]) {
       assert.ok(!modules.includes(absent), `${absent} is loaded with inspect`);
     }
-    // One non-ASCII character makes Node decode a whole chunk as UTF-16 (docs/decisions.md N-start-ascii).
+    // One non-ASCII character makes Node decode a whole chunk as UTF-16 (docs/decisions.md 150).
     const nonAscii = [...loaded].filter((f) => /[^\x00-\x7f]/.test(readFileSync(join(dist, f), "utf8")));
     assert.deepEqual(nonAscii, []);
   });

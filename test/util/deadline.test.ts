@@ -1,6 +1,6 @@
 /** raceDeadline, settlesWithin and withDeadline: a promise against a deadline, in one place. */
 import assert from "node:assert/strict";
-import { mock, test } from "node:test";
+import { mock, test, type TestContext } from "node:test";
 import { raceDeadline, settlesWithin, TIMED_OUT, withDeadline } from "../../src/util/deadline.ts";
 
 test("raceDeadline resolves to the promise's value when it settles first", async () => {
@@ -32,13 +32,8 @@ test("raceDeadline clears its timer once the promise settles", async (t) => {
   assert.equal(cleared.mock.callCount(), 1);
 });
 
-test("a promise that rejects after the deadline is handled, never unhandled", async (t) => {
-  t.mock.timers.enable({ apis: ["setTimeout"] });
-  let reject: (err: Error) => void = () => {};
-  const late = new Promise<never>((_, rej) => (reject = rej));
-  const raced = raceDeadline(late, 10);
-  t.mock.timers.tick(10);
-  assert.equal(await raced, TIMED_OUT);
+/** Rejects the raced promise after its deadline and checks nothing surfaces as unhandled. */
+async function assertLateRejectionHandled(t: TestContext, reject: (err: Error) => void): Promise<void> {
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   process.on("unhandledRejection", onUnhandled);
@@ -46,6 +41,16 @@ test("a promise that rejects after the deadline is handled, never unhandled", as
   reject(new Error("too late"));
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(unhandled, []);
+}
+
+test("a promise that rejects after the deadline is handled, never unhandled", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  let reject: (err: Error) => void = () => {};
+  const late = new Promise<never>((_, rej) => (reject = rej));
+  const raced = raceDeadline(late, 10);
+  t.mock.timers.tick(10);
+  assert.equal(await raced, TIMED_OUT);
+  await assertLateRejectionHandled(t, reject);
 });
 
 test("withDeadline settles as the promise does when it comes first, and clears its timer", async (t) => {
@@ -70,11 +75,5 @@ test("withDeadline rejects with onTimeout's error when the deadline comes first;
   t.mock.timers.tick(1);
   await assert.rejects(bounded, timedOut);
   assert.equal(made, 1);
-  const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown) => unhandled.push(reason);
-  process.on("unhandledRejection", onUnhandled);
-  t.after(() => process.off("unhandledRejection", onUnhandled));
-  reject(new Error("too late"));
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(unhandled, []);
+  await assertLateRejectionHandled(t, reject);
 });

@@ -196,6 +196,7 @@ function allUnique(v: unknown[], c: Ctx, at: string): boolean {
  * compared by sorting, not hashing (see StringSet in values.ts). */
 function firstEqualPair(v: unknown[], c: Ctx, at: string): [number, number] | null | undefined {
   if (!c.charge(v.length * COST.item)) return undefined;
+  if (v.length > NUMBERS_SORTED_FROM && allDistinctNumbers(v)) return null;
   const prims = new Map<unknown, number>();
   let objects: Map<string, number> | undefined;
   const long: Array<[string, number]> = [];
@@ -234,6 +235,27 @@ function firstEqualPair(v: unknown[], c: Ctx, at: string): [number, number] | nu
     if (dup !== undefined && (pair === undefined || dup[1] < pair[1])) pair = dup;
   }
   return pair ?? null;
+}
+
+/** From this length on, an array of numbers is first checked by sorting a copy. */
+const NUMBERS_SORTED_FROM = 256;
+
+/**
+ * True when every item is a number (never NaN) and no two are equal, found out by sorting a
+ * Float64Array copy: a Map of 200k heap numbers costs several times as much (its rehashes and
+ * their garbage). False means "not shown", so the Map above then finds the exact pair; -0 and 0
+ * sort next to each other and count as equal there too.
+ */
+function allDistinctNumbers(v: unknown[]): boolean {
+  const sorted = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== "number" || x !== x) return false;
+    sorted[i] = x;
+  }
+  sorted.sort();
+  for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) return false;
+  return true;
 }
 
 function stringList(v: unknown): string[] | undefined {

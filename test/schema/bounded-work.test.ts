@@ -130,6 +130,28 @@ describe("the step budget", () => {
   });
 });
 
+describe("uniqueItems of many numbers", () => {
+  // Past a few hundred items, numbers are checked by sorting a copy first; a duplicate still
+  // gets the exact pair the one-pass check reports.
+  const many = Array.from({ length: 5000 }, (_, i) => i * 1.5 - 2000);
+
+  it("all distinct: valid; a duplicate anywhere: the first pair by the later index", () => {
+    ok({ uniqueItems: true }, many);
+    assert.match(bad({ uniqueItems: true }, [...many, many[4321]], "uniqueItems").errors[0].message, /\(4321 and 5000 are equal\)/);
+    const twice = [...many];
+    twice[10] = twice[3000];
+    twice[4000] = twice[20];
+    assert.match(bad({ uniqueItems: true }, twice).errors[0].message, /\(10 and 3000 are equal\)/);
+  });
+
+  it("-0 and 0 are equal; a mixed array and a NaN (from JavaScript, not JSON) take the one-pass check", () => {
+    assert.match(bad({ uniqueItems: true }, [...many, -0, 0]).errors[0].message, /\(5000 and 5001 are equal\)/);
+    ok({ uniqueItems: true }, [...many, "0.25", 0.25]);
+    bad({ uniqueItems: true }, [...many, "a", "a"], "uniqueItems");
+    assert.match(bad({ uniqueItems: true }, [...many, NaN, NaN]).errors[0].message, /\(5000 and 5001 are equal\)/);
+  });
+});
+
 describe("long strings", () => {
   // V8 hashes strings longer than 16383 units by their length alone; these must stay fast
   // and, above all, right.

@@ -5,20 +5,18 @@
  */
 import type { ProgressInfo } from "../jsonrpc/peer-types.ts";
 import type { CallToolResult } from "../mcp/types.ts";
-import { jsonObjectArg, onlyPositionals, type ParsedArgs, UsageError } from "./args.ts";
+import type { ParsedArgs } from "./args.ts";
 import { oneLine } from "./format.ts";
 import type { CliIo } from "./io.ts";
 import { withServer } from "./open.ts";
+import type { EarlySpawn } from "./early-spawn.ts";
 import { renderResult } from "./render.ts";
 import { ExitCode } from "./report.ts";
+import { callArgs } from "./server-command-args.ts";
 
-const SYNOPSIS = "mcp-bridge call <tool> ['<json args>'] <server>";
 
-export function runCall(args: ParsedArgs, io: CliIo): Promise<number> {
-  const [, tool, rawArgs = "{}"] = args.positionals;
-  if (!tool) throw new UsageError(`call needs a tool name: ${SYNOPSIS}`);
-  onlyPositionals(args, 3, SYNOPSIS);
-  const toolArgs = jsonObjectArg(rawArgs, "tool arguments");
+export function runCall(args: ParsedArgs, io: CliIo, started?: Promise<EarlySpawn | undefined>): Promise<number> {
+  const { tool, toolArgs } = callArgs(args);
   return withServer(args, io, async (server, out) => {
     await server.client.listTools({ timeoutMs: server.requestTimeoutMs }).catch(() => undefined); // output schemas for validation
     const progress = out.progress;
@@ -31,7 +29,7 @@ export function runCall(args: ParsedArgs, io: CliIo): Promise<number> {
     }
     out.out(args.flags.has("json") ? JSON.stringify(result, null, 2) : renderResult(result));
     return result.isError ? ExitCode.Failed : ExitCode.Ok;
-  });
+  }, started);
 }
 
 /** `add: 3/10 (30%) copying files`; the total and the message only when the server sent them. */

@@ -4,19 +4,21 @@
  */
 import { isPlainObject as isObject } from "../util/object.ts";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "../mcp/types.ts";
-import { onlyPositionals, type ParsedArgs } from "./args.ts";
+import type { ParsedArgs } from "./args.ts";
+import { inspectArgs } from "./server-command-args.ts";
 import { clip, oneLine, table, wrap } from "./format.ts";
 import type { CliIo } from "./io.ts";
 import { type OpenServer, withServer } from "./open.ts";
+import type { EarlySpawn } from "./early-spawn.ts";
 
 /** A list the server may not support: a missing capability is an empty list, not an error. */
 async function optionalList<T>(supported: boolean, list: () => Promise<T[]>): Promise<T[]> {
   return supported ? list() : [];
 }
 
-export function runInspect(args: ParsedArgs, io: CliIo): Promise<number> {
-  onlyPositionals(args, 1, "mcp-bridge inspect <server>");
-  return withServer(args, io, (server, out) => inspect(server, args.flags.has("json"), out));
+export function runInspect(args: ParsedArgs, io: CliIo, started?: Promise<EarlySpawn | undefined>): Promise<number> {
+  inspectArgs(args);
+  return withServer(args, io, (server, out) => inspect(server, args.flags.has("json"), out), started);
 }
 
 async function inspect(server: OpenServer, json: boolean, io: CliIo): Promise<number> {

@@ -6,7 +6,9 @@
  */
 import { pathToFileURL } from "node:url";
 import { parseArgs, UsageError } from "./args.ts";
+import type { EarlySpawn } from "./early-spawn.ts";
 import type { CliIo, Terminal } from "./io.ts";
+import type { ServerCommand } from "./server-command-args.ts";
 
 // Not an `import` of node:fs: that loads ~30 more of Node's modules (docs/decisions.md 98).
 const { realpathSync } = process.getBuiltinModule("node:fs");
@@ -77,6 +79,9 @@ const SPEC = {
 };
 
 /** The process's terminal: stdout's width, and in-place progress when stderr is a terminal. */
+/** The commands that talk to one server, whose server `main` may spawn before they load. */
+const SERVER_COMMANDS: ReadonlySet<string> = new Set<ServerCommand>(["inspect", "call", "read", "prompt", "complete"]);
+
 function processTerminal(): Terminal {
   const columns = process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : 80;
   if (!process.stderr.isTTY) return { columns };
@@ -112,6 +117,7 @@ export async function main(
   terminal: Terminal = processTerminal(),
 ): Promise<number> {
   const io = commandIo(out, err, terminal);
+  let started: Promise<EarlySpawn | undefined> | undefined;
   try {
     const args = parseArgs(argv, SPEC);
     const sub = args.positionals[0];
@@ -120,6 +126,13 @@ export async function main(
       out(USAGE);
       return sub === undefined && !args.flags.has("help") ? 2 : 0;
     }
+    // A stdio server named by `-- <command>` is spawned first, and boots while the command's
+    // modules load (early-spawn.ts): loaded side by side, the two module graphs would finish
+    // together. The command takes the server over; it is stopped below if nothing did.
+    if (SERVER_COMMANDS.has(sub)) {
+      started = import("./early-spawn.ts").then((m) => m.spawnEarly(sub as ServerCommand, args));
+      await started;
+    }
     // Each command loads its own modules, and only when it runs: `shim` is started as a stdio
     // MCP server for every session that uses it and needs 7 modules, the CLI as a whole 73
     // (each ES module costs Node 20 a fixed ~0.3-0.5 ms at start-up).
@@ -127,15 +140,15 @@ export async function main(
       case "demo":
         return await (await import("./demo.ts")).runDemo({ out });
       case "inspect":
-        return await (await import("./inspect.ts")).runInspect(args, io);
+        return await (await import("./inspect.ts")).runInspect(args, io, started);
       case "call":
-        return await (await import("./call.ts")).runCall(args, io);
+        return await (await import("./call.ts")).runCall(args, io, started);
       case "read":
-        return await (await import("./read.ts")).runRead(args, io);
+        return await (await import("./read.ts")).runRead(args, io, started);
       case "prompt":
-        return await (await import("./prompt.ts")).runPrompt(args, io);
+        return await (await import("./prompt.ts")).runPrompt(args, io, started);
       case "complete":
-        return await (await import("./complete.ts")).runComplete(args, io);
+        return await (await import("./complete.ts")).runComplete(args, io, started);
       case "acp-agent":
         return await (await import("./acp-agent.ts")).runAcpAgent(args, { err });
       case "serve":
@@ -152,6 +165,9 @@ export async function main(
   } catch (e) {
     const { reportFailure } = await import("./report.ts");
     return reportFailure(e, { json: jsonRequested(argv), write: io.err, usage: USAGE });
+  } finally {
+    // Idempotent: a command that took the server has closed it already.
+    await (await started)?.transport.close();
   }
 }
 

@@ -6,16 +6,18 @@
  */
 import { resolveSecrets, SecretError } from "../config/secrets.ts";
 import type { McpServerConfig } from "../config/types.ts";
-import { LOGGING_LEVELS, type LoggingLevel, type LoggingMessageNotificationParams } from "../mcp/types.ts";
+import type { LoggingMessageNotificationParams } from "../mcp/types.ts";
 import { BridgeError } from "../jsonrpc/errors.ts";
 import { Redactor, redactUrl } from "../security/redact.ts";
 import { lastLines } from "../transport/ring-buffer.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
-import { eraFlag, flag, intFlag, type ParsedArgs, UsageError } from "./args.ts";
+import { intFlag, type ParsedArgs, UsageError } from "./args.ts";
 import { connectWith, newClient, transportFor, type ConnectedServer } from "./connect.ts";
 import { EarlyStartedTransport } from "./early-start.ts";
+import type { EarlySpawn } from "./early-spawn.ts";
 import { trackClient } from "./open-clients.ts";
 import { printable } from "./format.ts";
+import { connectFlags } from "./server-command-args.ts";
 import type { CliIo } from "./io.ts";
 import { CliError, ExitCode, ServerFailure } from "./report.ts";
 import { serverFromArgs } from "./target.ts";
@@ -38,16 +40,17 @@ const DEFAULT_AUTH_WAIT_MS = 300_000;
 
 /**
  * Connects to the server, runs `command`, and closes the server (stopping its process) on
- * every path. `command` gets an `io` whose output is redacted.
+ * every path. `command` gets an `io` whose output is redacted. `started` is the server `main`
+ * spawned before this command's modules loaded (early-spawn.ts): taken when the resolved
+ * config asks for exactly that process, stopped otherwise.
  */
 export async function withServer(
   args: ParsedArgs,
   io: CliIo,
   command: (server: OpenServer, io: CliIo) => Promise<number>,
+  started?: Promise<EarlySpawn | undefined>,
 ): Promise<number> {
-  const level = logLevelFlag(args);
-  const era = eraFlag(args);
-  const timeout = args.flags.has("timeout") ? intFlag(args, "timeout", DEFAULT_CONNECT_MS) : undefined;
+  const { level, era, timeout } = connectFlags(args);
   const verbose = args.flags.has("verbose");
   const { config, redact, redactor } = await resolve(await serverFromArgs(args));
   const safe: CliIo = { ...io, out: (t) => io.out(redact(t)), err: (t) => io.err(redact(t)) };
@@ -55,13 +58,13 @@ export async function withServer(
   const connectMs = timeout ?? config.timeout ?? DEFAULT_CONNECT_MS;
   const oauth = await oauthFor(config, args, safe, redactor, connectMs);
 
-  const transport = await transportFor(config, {
-    inheritEnv: args.flags.has("inherit-env"),
-    onStderr: verbose ? (line) => safe.err(`[${config.name}] ${printable(line)}`) : undefined,
-    auth: oauth?.provider,
-  });
+  const inheritEnv = args.flags.has("inherit-env");
+  const onStderr = verbose ? (line: string) => safe.err(`[${config.name}] ${printable(line)}`) : undefined;
+  const spawned = await takeSpawned(started, config, inheritEnv);
+  if (onStderr) spawned?.stderrTo(onStderr);
+  const transport = spawned?.transport.inner ?? (await transportFor(config, { inheritEnv, onStderr, auth: oauth?.provider }));
   // A stdio server boots while the client's modules load (docs/decisions.md 151).
-  const early = transport instanceof StdioClientTransport ? trackClient(new EarlyStartedTransport(transport)) : undefined;
+  const early = spawned?.transport ?? (transport instanceof StdioClientTransport ? trackClient(new EarlyStartedTransport(transport)) : undefined);
   await early?.settled;
   // The hard cap; while nobody is being waited for, `oauth.deadline` keeps the usual limit.
   const client = await newClient(connectMs + (oauth?.waitMs ?? 0), era);
@@ -95,13 +98,12 @@ export async function withServer(
   }
 }
 
-function logLevelFlag(args: ParsedArgs): LoggingLevel | undefined {
-  const level = flag(args, "log-level");
-  if (level === undefined) return undefined;
-  if (!(LOGGING_LEVELS as readonly string[]).includes(level)) {
-    throw new UsageError(`--log-level must be one of ${LOGGING_LEVELS.join(", ")}; got ${JSON.stringify(level)}`);
-  }
-  return level as LoggingLevel;
+/** The early-spawned server if it is the one `config` asks for; else it is stopped and undefined. */
+async function takeSpawned(started: Promise<EarlySpawn | undefined> | undefined, config: McpServerConfig, inheritEnv: boolean): Promise<EarlySpawn | undefined> {
+  const spawned = await started;
+  if (spawned === undefined || spawned.matches(config, inheritEnv)) return spawned;
+  await spawned.transport.close();
+  return undefined;
 }
 
 /**

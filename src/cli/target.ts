@@ -6,7 +6,6 @@
 import { basename } from "node:path";
 import type { McpServerConfig } from "../config/types.ts";
 import { flag, type ParsedArgs, UsageError } from "./args.ts";
-import { CliError, ExitCode } from "./report.ts";
 
 const TRANSPORT_CHOICES = ["auto", "http", "sse"];
 
@@ -35,6 +34,14 @@ export async function serverFromArgs(args: ParsedArgs): Promise<McpServerConfig>
     return { name: "remote", transport: (transport ?? "auto") as McpServerConfig["transport"], url, headers: headerFlags(args) };
   }
   if (transport !== undefined || args.flags.has("header")) throw new UsageError("--transport and --header need --url");
+  return commandServer(args);
+}
+
+/**
+ * The stdio server of `-- <command> [args...]` with its `--env` pairs. Throws a
+ * {@link UsageError} when no command is given or a pair has no name.
+ */
+export function commandServer(args: ParsedArgs): McpServerConfig {
   const [command, ...commandArgs] = args.command;
   if (command === undefined) {
     throw new UsageError("no server given: add -- <command> [args...], --url <url>, or --config FILE --server NAME");
@@ -70,10 +77,13 @@ function headerFlags(args: ParsedArgs): Record<string, string> {
 async function configServer(file: string, name: string | undefined): Promise<McpServerConfig> {
   // Loaded only for --config: the parsers are a third of what `inspect -- <command>` would
   // otherwise load, and node:fs/promises a dozen of Node's own modules.
-  const [{ readFile }, { MAX_CONFIG_FILE_BYTES }, { formatProblem, parseJsonText, parseMcpJsonFile }] = await Promise.all([
+  // report.ts too: the early spawn (early-spawn.ts) reads `-- <command>` through this module
+  // before anything else of the command has loaded.
+  const [{ readFile }, { MAX_CONFIG_FILE_BYTES }, { formatProblem, parseJsonText, parseMcpJsonFile }, { CliError, ExitCode }] = await Promise.all([
     import("node:fs/promises"),
     import("../config/parse-common.ts"),
     import("../config/parse.ts"),
+    import("./report.ts"),
   ]);
   let text: string;
   try {

@@ -11,7 +11,13 @@ import { BridgeError, type BridgeErrorOptions } from "../jsonrpc/errors.ts";
 // build the module's whole namespace, `fs.promises` included, which loads some thirty more of
 // Node's own modules (readline, os, the REPL's history...): ~2.5 ms of CPU on every cold start
 // of the CLI and of each process that only needs one function of fs (docs/decisions.md 98).
-const { access, constants: fsConstants, stat } = process.getBuiltinModule("node:fs");
+//
+// The lookups are synchronous, like the ones `execvp` makes inside the spawn that follows them
+// (libuv's spawn blocks the thread for as long): a few stat calls on local paths. Made through
+// the thread pool instead, the first spawn of a process waited for the pool to start its
+// threads and for three round trips to it (~2 ms on a 2-core VM), while the event loop ran
+// other work in between (docs/decisions.md 155).
+const { accessSync, constants: fsConstants, statSync } = process.getBuiltinModule("node:fs");
 
 /** Variables passed through from our environment on every platform. */
 export const BASE_ENV_VARS: readonly string[] = [
@@ -145,7 +151,7 @@ export async function resolveCommand(command: string, options: ResolveCommandOpt
   let notExecutable: string | undefined;
   for (const base of bases) {
     for (const candidate of extensions.map((ext) => base + ext)) {
-      const verdict = await checkExecutable(candidate);
+      const verdict = checkExecutable(candidate);
       if (verdict === "ok") return candidate;
       if (verdict === "not-executable" && notExecutable === undefined) notExecutable = candidate;
     }
@@ -175,15 +181,24 @@ function windowsExtensions(command: string, env: Readonly<Record<string, string>
   return exts.some((e) => lower.endsWith(e.toLowerCase())) ? ["", ...exts] : exts;
 }
 
-/** `fs.stat`, resolving with undefined where the path cannot be stat'ed. */
-function statOrUndefined(path: string): Promise<Stats | undefined> {
-  return new Promise((resolve) => stat(path, (err, info) => resolve(err === null ? info : undefined)));
+/** `fs.statSync`, or undefined where the path cannot be stat'ed. */
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
-async function checkExecutable(path: string): Promise<"ok" | "missing" | "not-executable"> {
-  const info = await statOrUndefined(path);
+function checkExecutable(path: string): "ok" | "missing" | "not-executable" {
+  const info = statOrUndefined(path);
   if (info === undefined || !info.isFile()) return "missing";
-  return new Promise((resolve) => access(path, fsConstants.X_OK, (err) => resolve(err === null ? "ok" : "not-executable")));
+  try {
+    accessSync(path, fsConstants.X_OK);
+    return "ok";
+  } catch {
+    return "not-executable";
+  }
 }
 
 function findKeyIgnoringCase(
@@ -209,6 +224,6 @@ export function processGroupExists(pgid: number): boolean {
 }
 
 /** True when `dir` exists and is a directory (checked before spawning, for a clear error). */
-export async function isDirectory(dir: string): Promise<boolean> {
-  return (await statOrUndefined(dir))?.isDirectory() === true;
+export function isDirectory(dir: string): boolean {
+  return statOrUndefined(dir)?.isDirectory() === true;
 }

@@ -131,7 +131,7 @@ export class StdioClientTransport implements Transport {
     let resolved: string;
     try {
       // Plain: caught just below and reported as SPAWN_FAILED, like a failed command lookup.
-      if (!(await isDirectory(cwd))) throw new Error(`working directory "${cwd}" does not exist`);
+      if (!isDirectory(cwd)) throw new Error(`working directory "${cwd}" does not exist`);
       resolved = await resolveCommand(command, { cwd, env });
     } catch (err) {
       throw this.spawnFailed(err);
@@ -140,9 +140,9 @@ export class StdioClientTransport implements Transport {
     this.resolvedPath = resolved;
 
     // Loaded on first spawn, not at import: it is a large module that programs importing the
-    // library for other transports never need.
-    const { spawn } = await import("node:child_process");
-    if (this.life.ending) throw this.closedError();
+    // library for other transports never need. Synchronously: between an `await import()` and
+    // the spawn, the event loop ran whatever else was queued (docs/decisions.md 155).
+    const { spawn } = process.getBuiltinModule("node:child_process");
     let child: ChildProcessWithoutNullStreams;
     try {
       child = spawn(resolved, this.options.args ?? [], {

@@ -1,8 +1,7 @@
 /**
- * The client side of the stateless era (MCP 2026-07-28), which McpClient loads only when it
- * probes for that era or speaks it (docs/decisions.md 129):
- * - `server/discover` first, read as "legacy" on any error that is not a modern one, or on a
- *   timeout; the caller then sends `initialize` instead;
+ * The client side of the stateless era (MCP 2026-07-28), which McpClient loads only once its
+ * `server/discover` probe (client-discover.ts) found a server of that era (docs/decisions.md
+ * 129, 156):
  * - every request carries `_meta` (protocol version, client capabilities and info, log level)
  *   and, on HTTP, the headers of SEP-2243 ({@link StatelessClient.headers});
  * - -32022 is retried once with a version from `data.supported` that we speak;
@@ -12,7 +11,7 @@
  * - results lose the era's plumbing (`resultType`, the `serverInfo` `_meta` key, `ttlMs`,
  *   `cacheScope`) so callers see one shape in both eras (docs/decisions.md 130).
  */
-import { BridgeError, ErrorCode, errorMessage, RpcError } from "../jsonrpc/errors.ts";
+import { BridgeError, ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { JsonRpcParams } from "../jsonrpc/message.ts";
 import type { JsonRpcPeer } from "../jsonrpc/peer.ts";
 import type { RequestOptions } from "../jsonrpc/peer-types.ts";
@@ -22,9 +21,9 @@ import { ListenStream } from "./client-listen.ts";
 import type { ResolvedClientOptions } from "./client-options.ts";
 import { EraMeta, type CacheHints } from "./era-meta.ts";
 import { annotationsOf, encodeHeaderValue, mirroredParamHeaders, xMcpHeaderProblem } from "./param-headers.ts";
-import type { ClientCapabilities, Implementation, InitializeResult, LoggingLevel, ServerCapabilities, Tool } from "./types.ts";
+import { type Discovered, eraHeaders, eraMeta, pickVersion } from "./client-discover.ts";
+import type { ClientCapabilities, Implementation, InitializeResult, LoggingLevel, Tool } from "./types.ts";
 import { McpMethod } from "./types.ts";
-import { isSupportedVersion, MODERN_PROTOCOL_VERSIONS } from "./versions.ts";
 
 /** Input requests taken from one `input_required` result; each may become a question to the user. */
 const MAX_INPUT_REQUESTS = 16;
@@ -35,13 +34,6 @@ const NAMED: Readonly<Record<string, "name" | "uri">> = {
   [McpMethod.PromptsGet]: "name",
   [McpMethod.ResourcesRead]: "uri",
 };
-
-/** Codes by which a server shows it is of the stateless era even while refusing a request. */
-const MODERN_REFUSALS: ReadonlySet<number> = new Set([
-  ErrorCode.HeaderMismatch,
-  ErrorCode.MissingRequiredClientCapability,
-  ErrorCode.UnsupportedProtocolVersion,
-]);
 
 /** Answers one input request with the client's handler for its method. */
 export type InputAnswerer = (method: string, params: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>;
@@ -66,39 +58,27 @@ export interface StatelessHooks extends Pick<StatelessClientOptions, "capabiliti
 }
 
 /**
- * Probes `peer` for the stateless era (options `era`, `discoverTimeoutMs`, docs/decisions.md
- * 129): the connection's pieces when the server speaks it, else `legacy` with the error
- * that said so, if one did (and the transport back in the handshake era). `era: "modern"`
- * turns the latter into `UNSUPPORTED_VERSION`. The listen stream is made, not opened.
+ * The connection's pieces for a server `discoverEra` found to speak the stateless era: the
+ * client (its SEP-2243 headers now the transport's) and the listen stream, made, not opened.
  */
-export async function connectStateless(
+export function connectStateless(
   peer: JsonRpcPeer,
   transport: Transport,
   o: ResolvedClientOptions,
-  signal: AbortSignal | undefined,
+  found: Discovered,
   hooks: StatelessHooks,
-): Promise<{ init: InitializeResult; client: StatelessClient; listen: ListenStream } | { legacy: Error | undefined }> {
-  const client = new StatelessClient(peer, { ...hooks, version: o.modernVersion, clientInfo: o.clientInfo, maxInputRounds: o.maxInputRounds });
+): { init: InitializeResult; client: StatelessClient; listen: ListenStream } {
+  const client = new StatelessClient(peer, { ...hooks, version: found.version, clientInfo: o.clientInfo, maxInputRounds: o.maxInputRounds });
   if (o.logLevel !== undefined) client.setLogLevel(o.logLevel);
   transport.setMessageHeaders?.(client.headers);
-  // Pinned to this era there is nothing to fall back to: the connect limit applies, not the probe's.
-  const init = await client.discover(o.era === "modern" ? o.connectTimeoutMs : o.discoverTimeoutMs, signal);
-  if (init === undefined) {
-    transport.setMessageHeaders?.(undefined);
-    if (o.era === "modern") {
-      const why = client.probeFailure === undefined ? "" : ` (server/discover: ${errorMessage(client.probeFailure)})`;
-      throw new BridgeError("UNSUPPORTED_VERSION", `connect: the server does not speak the stateless era (2026-07-28), and era "modern" was asked for${why}`, { cause: client.probeFailure });
-    }
-    return { legacy: client.probeFailure };
-  }
-  const listen = new ListenStream(client, init.capabilities, {
+  const listen = new ListenStream(client, found.init.capabilities, {
     ackTimeoutMs: Math.min(o.connectTimeoutMs, o.requestTimeoutMs ?? 60_000),
     reconnect: o.listenReconnect,
     onEnded: (err) => {
       if (err !== undefined) hooks.onError(err);
     },
   });
-  return { init, client, listen };
+  return { init: found.init, client, listen };
 }
 
 export class StatelessClient {
@@ -110,8 +90,6 @@ export class StatelessClient {
   /** Input schemas of the tools last listed, for their `Mcp-Param-*` headers. */
   private readonly schemas = new Map<string, unknown>();
   private readonly hints = new Map<string, CacheHints>();
-  /** Why the last probe read the server as one of the handshake era, when an error said so. */
-  probeFailure: Error | undefined;
 
   constructor(peer: JsonRpcPeer, options: StatelessClientOptions) {
     this.peer = peer;
@@ -150,7 +128,7 @@ export class StatelessClient {
     const perCall = schema !== undefined && annotationsOf(schema).length > 0;
     const last = this.lastHeaders;
     if (!perCall && last !== undefined && last.method === method && last.name === name && last.version === this.versionInUse) return last.headers;
-    const h: Record<string, string> = { "mcp-protocol-version": this.versionInUse, "mcp-method": method };
+    const h = eraHeaders(this.versionInUse, method);
     if (name !== undefined) h["mcp-name"] = encodeHeaderValue(name);
     if (perCall) return Object.assign(h, mirroredParamHeaders(schema, p?.arguments));
     this.lastHeaders = { method, name, version: this.versionInUse, headers: h };
@@ -158,61 +136,6 @@ export class StatelessClient {
   };
   /** The last headers that depended on the method and target alone. */
   private lastHeaders: { method: string; name: string | undefined; version: string; headers: Record<string, string> } | undefined;
-
-  /**
-   * Probes with `server/discover`: what the server declared, as an `InitializeResult`, or
-   * `undefined` for a handshake-era server (any error that is not a modern one, a timeout).
-   * Throws `AuthError`, `CLOSED`-like failures, a modern refusal, `UNSUPPORTED_VERSION` (no
-   * version in common) and `INVALID_RESULT` (an answer that is no discover result).
-   */
-  async discover(timeoutMs: number, signal: AbortSignal | undefined): Promise<InitializeResult | undefined> {
-    let raw: unknown;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        raw = await this.peer.request(McpMethod.ServerDiscover, this.withMeta(undefined), { timeoutMs, signal });
-        break;
-      } catch (err) {
-        if (signal?.aborted || !(err instanceof Error) || isFatal(err)) throw err;
-        this.probeFailure = err;
-        if (!(err instanceof RpcError)) return undefined;
-        if (err.code === ErrorCode.UnsupportedProtocolVersion) {
-          const next = pickVersion(err.data);
-          if (next !== undefined && attempt === 0) {
-            this.useVersion(next);
-            continue;
-          }
-          // Handshake-era versions listed, or none at all (a dual-era server speaking no
-          // stateless version): initialize will tell.
-          if (listsHandshakeVersion(err.data) || supportedOf(err.data).length === 0) return undefined;
-          throw new BridgeError("UNSUPPORTED_VERSION", `server/discover: the server speaks none of our versions (${err.message})`, { cause: err, details: { supported: supportedOf(err.data) } });
-        }
-        if (MODERN_REFUSALS.has(err.code)) throw err;
-        return undefined;
-      }
-    }
-    return this.discovered(raw);
-  }
-
-  private discovered(raw: unknown): InitializeResult | undefined {
-    if (!isPlainObject(raw) || !Array.isArray(raw.supportedVersions) || !isPlainObject(raw.capabilities)) {
-      throw new BridgeError("INVALID_RESULT", "server/discover: the result lacks supportedVersions or capabilities");
-    }
-    const listed: unknown[] = raw.supportedVersions;
-    const ours: string[] = MODERN_PROTOCOL_VERSIONS.filter((v) => listed.includes(v));
-    if (ours.length === 0) {
-      if (listsHandshakeVersion({ supported: raw.supportedVersions })) return undefined;
-      throw new BridgeError("UNSUPPORTED_VERSION", `server/discover: the server speaks ${JSON.stringify(raw.supportedVersions)}, none of which this client speaks`, {
-        details: { supported: raw.supportedVersions },
-      });
-    }
-    if (!ours.includes(this.versionInUse)) this.useVersion(ours[0]!);
-    const meta = isPlainObject(raw._meta) ? raw._meta : {};
-    const info = meta[EraMeta.ServerInfo] ?? raw.serverInfo;
-    const serverInfo = isPlainObject(info) && typeof info.name === "string" ? (info as unknown as Implementation) : { name: "unknown", version: "unknown" };
-    const result: InitializeResult = { protocolVersion: this.versionInUse, capabilities: raw.capabilities as ServerCapabilities, serverInfo };
-    if (typeof raw.instructions === "string") result.instructions = raw.instructions;
-    return result;
-  }
 
   /**
    * A request of the era: `_meta` added, -32022 retried once, input rounds answered. Resolves
@@ -324,33 +247,6 @@ export class StatelessClient {
   }
 
   private buildMeta(): Record<string, unknown> {
-    const meta: Record<string, unknown> = {
-      [EraMeta.ProtocolVersion]: this.versionInUse,
-      [EraMeta.ClientCapabilities]: this.o.capabilities,
-      [EraMeta.ClientInfo]: this.o.clientInfo,
-    };
-    if (this.level !== undefined) meta[EraMeta.LogLevel] = this.level;
-    return meta;
+    return eraMeta(this.versionInUse, this.o.capabilities, this.o.clientInfo, this.level);
   }
-}
-
-/** Failures that say nothing about the era: they end the connect as they are. */
-function isFatal(err: Error): boolean {
-  // AUTH_FAILED: AuthError and OAuthError; authorization never triggers a fallback.
-  return err instanceof BridgeError && ["CLOSED", "PROCESS_EXITED", "SPAWN_FAILED", "CANCELLED", "AUTH_FAILED"].includes(err.code);
-}
-
-function supportedOf(data: unknown): unknown[] {
-  const listed = isPlainObject(data) ? data.supported : undefined;
-  return Array.isArray(listed) ? listed : [];
-}
-
-/** Our newest stateless-era version among those a -32022 lists. */
-function pickVersion(data: unknown): string | undefined {
-  const listed = supportedOf(data);
-  return MODERN_PROTOCOL_VERSIONS.find((v) => listed.includes(v));
-}
-
-function listsHandshakeVersion(data: unknown): boolean {
-  return supportedOf(data).some(isSupportedVersion);
 }

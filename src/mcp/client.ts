@@ -165,17 +165,20 @@ export class McpClient extends Emitter<McpClientEvents> {
    * (and the transport as before).
    */
   private async connectStateless(peer: JsonRpcPeer, transport: Transport, signal: AbortSignal | undefined): Promise<true | { legacy: Error | undefined }> {
+    const capabilities = declaredCapabilities(this.options);
+    const probe = await (await import("./client-discover.ts")).discoverEra(peer, transport, this.options, capabilities, signal);
+    if ("legacy" in probe) return probe;
+    // Only now: a client of a handshake-era server never loads the stateless client.
     const { connectStateless } = await import("./client-stateless.ts");
     const h = this.options.handlers;
     const modes = this.options.elicitationModes;
-    const found = await connectStateless(peer, transport, this.options, signal, {
-      capabilities: declaredCapabilities(this.options),
+    const found = connectStateless(peer, transport, this.options, probe, {
+      capabilities,
       answer: (method, params, sig) => answerInput(h, modes, method, params, sig),
       onToolRejected: (name, reason) => this.emit("toolRejected", { name, reason }),
       relistTools: () => this.listTools(),
       onError: (err) => this.emit("error", err),
     });
-    if ("legacy" in found) return found;
     this.init = found.init;
     this.stateless = found.client;
     this.listen = found.listen;

@@ -114,6 +114,32 @@ describe("the bundles of npm run build", { timeout: 300_000 }, () => {
     assert.deepEqual(nonAscii, []);
   });
 
+  test("the early spawn loads the stdio transport and the argument checks, not the command's modules; the stateless client loads only after the era probe", () => {
+    const cli = outputs.filter((o) => o.file.startsWith("cli/"));
+    const byModule = new Map(cli.flatMap((o) => o.modules.map((m) => [m, o] as const)));
+    const byFile = new Map(cli.map((o) => [o.file, o]));
+    /** The modules of the chunk holding `module` and of every chunk it imports statically. */
+    const closure = (module: string): string[] => {
+      const seen = new Set<string>();
+      const visit = (file: string): void => {
+        if (seen.has(file)) return;
+        seen.add(file);
+        for (const next of byFile.get(file)?.imports ?? []) visit(next);
+      };
+      visit(byModule.get(module)!.file);
+      return [...seen].flatMap((f) => byFile.get(f)!.modules);
+    };
+    const early = closure("src/cli/early-spawn.ts");
+    assert.ok(early.includes("src/transport/stdio-client.ts") && early.includes("src/cli/server-command-args.ts"), early.join(", "));
+    for (const later of ["src/cli/open.ts", "src/cli/inspect.ts", "src/config/secrets.ts", "src/security/redact.ts", "src/cli/report.ts", "src/mcp/client.ts"]) {
+      assert.ok(!early.includes(later), `${later} is loaded before the early spawn`);
+    }
+    const probe = closure("src/mcp/client-discover.ts");
+    for (const later of ["src/mcp/client-stateless.ts", "src/mcp/client-listen.ts", "src/mcp/param-headers.ts"]) {
+      assert.ok(!probe.includes(later), `${later} is loaded with the server/discover probe`);
+    }
+  });
+
   test("the server bundle imports the shared error classes, and the validator when first needed, from the per-file build", () => {
     const server = outputs.find((o) => o.file === "server-stdio.js")!;
     assert.ok(server.modules.includes("src/mcp/server.ts") && server.modules.includes("src/transport/stdio-server.ts"));

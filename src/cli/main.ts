@@ -166,8 +166,12 @@ export async function main(
     const { reportFailure } = await import("./report.ts");
     return reportFailure(e, { json: jsonRequested(argv), write: io.err, usage: USAGE });
   } finally {
-    // Idempotent: a command that took the server has closed it already.
-    await (await started)?.transport.close();
+    // Idempotent: a command that took the server has closed it already. A failed load of the
+    // early spawn's module was reported above.
+    await started?.then(
+      (spawned) => spawned?.transport.close(),
+      () => undefined,
+    );
   }
 }
 

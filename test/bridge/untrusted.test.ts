@@ -117,6 +117,16 @@ describe("nonces", () => {
     assert.match(generateNonce(), /^[0-9a-f]{32}$/);
   });
 
+  it("nonces stay distinct and random across refills of the random pool (256 nonces each)", () => {
+    const many = Array.from({ length: 1000 }, () => generateNonce());
+    for (const n of many) assert.match(n, /^[0-9a-f]{32}$/);
+    assert.equal(new Set(many).size, many.length);
+    // A pool used up and not refilled would hand out its zeroed bytes.
+    assert.ok(!many.includes("0".repeat(32)));
+    const zeros = many.join("").split("").filter((c) => c === "0").length;
+    assert.ok(zeros < many.length * 32 * 0.2, `${zeros} zero digits of ${many.length * 32}`);
+  });
+
   it("a supplied nonce must be 8-128 safe characters", () => {
     for (const bad of ["short", 'has"quote', "x".repeat(129), "spa ce12345", ""]) {
       assert.throws(() => new UntrustedWrapper({ nonce: bad }), RangeError, bad);

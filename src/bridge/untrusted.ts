@@ -186,6 +186,8 @@ function clipExcerpt(s: string): string {
 const MARKER_WORD = /(untrusted)[-_\u2010-\u2015\u2212\u2011]?(content)/gi;
 /** A `<` (or a look-alike) opening something that starts with the word `untrusted`. */
 const MARKER_OPEN = /[<\uFF1C\uFE64\u2039](?=\s*\/?\s*untrusted)/gi;
+/** What both patterns above need; not global, so `test` keeps no state between calls. */
+const MARKER_WORD_ANYWHERE = /untrusted/i;
 
 /**
  * Breaks every look-alike of the boundary markers in `text`: the `<` before `untrusted` becomes
@@ -193,8 +195,9 @@ const MARKER_OPEN = /[<\uFF1C\uFE64\u2039](?=\s*\/?\s*untrusted)/gi;
  * nonce, if given, is replaced. The words stay readable; only the exact marker spelling is gone.
  */
 export function neutralizeMarkers(text: string, nonce?: string): string {
-  let out = text.replace(MARKER_OPEN, "‹").replace(MARKER_WORD, "$1\u2011$2");
-  if (nonce !== undefined && nonce !== "") out = out.split(nonce).join("[nonce removed]");
+  // Both patterns need the word: text without it (most text) is scanned once, not twice.
+  let out = MARKER_WORD_ANYWHERE.test(text) ? text.replace(MARKER_OPEN, "‹").replace(MARKER_WORD, "$1\u2011$2") : text;
+  if (nonce !== undefined && nonce !== "" && out.includes(nonce)) out = out.split(nonce).join("[nonce removed]");
   return out;
 }
 
@@ -300,16 +303,23 @@ export class UntrustedWrapper {
     if (!this.enabled && !this.detect) return result;
     const nonce = this.nextNonce();
     const runs: string[] = [];
+    // A run of one part is that part's text: marked once for both the text and the content.
+    const marked = new Map<string, string>();
+    const mark = (text: string): string => {
+      let m = marked.get(text);
+      if (m === undefined) marked.set(text, (m = this.mark(text, source, nonce)));
+      return m;
+    };
     const text = renderResultText(result.content, (run) => {
       runs.push(run);
-      return this.enabled ? this.mark(run, source, nonce) : run;
+      return this.enabled ? mark(run) : run;
     });
     if (result.structured !== undefined) runs.push(...stringsOf(result.structured));
     this.scan(runs.join("\n"), source);
     if (!this.enabled) return result;
     const content = result.content.map((part): BridgedContent => {
       if ((part.type === "text" && part.origin !== "bridge") || part.type === "resource_text") {
-        return { ...part, text: this.mark(part.text, source, nonce) };
+        return { ...part, text: mark(part.text) };
       }
       return part;
     });

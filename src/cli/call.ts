@@ -14,7 +14,6 @@ import { renderResult } from "./render.ts";
 import { ExitCode } from "./report.ts";
 import { callArgs } from "./server-command-args.ts";
 
-
 export function runCall(args: ParsedArgs, io: CliIo, started?: Promise<EarlySpawn | undefined>): Promise<number> {
   const { tool, toolArgs } = callArgs(args);
   return withServer(args, io, async (server, out) => {

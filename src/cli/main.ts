@@ -78,10 +78,13 @@ const SPEC = {
   boolean: ["json", "inherit-env", "help", "version", "verbose", "no-mcp-over-acp", "verify", "open", "stdio", "check", "no-namespace", "sse", "allow-remote"],
 };
 
-/** The process's terminal: stdout's width, and in-place progress when stderr is a terminal. */
-/** The commands that talk to one server, whose server `main` may spawn before they load. */
+/**
+ * The commands that talk to one server, whose server `main` may spawn before they load: the
+ * names of server-command-args.ts, kept here so that other commands load nothing of it.
+ */
 const SERVER_COMMANDS: ReadonlySet<string> = new Set<ServerCommand>(["inspect", "call", "read", "prompt", "complete"]);
 
+/** The process's terminal: stdout's width, and in-place progress when stderr is a terminal. */
 function processTerminal(): Terminal {
   const columns = process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : 80;
   if (!process.stderr.isTTY) return { columns };

@@ -7,7 +7,6 @@ import { checkPromptResult, renderPrompt } from "./render.ts";
 import { ExitCode } from "./report.ts";
 import { promptArgs } from "./server-command-args.ts";
 
-
 export function runPrompt(args: ParsedArgs, io: CliIo, started?: Promise<EarlySpawn | undefined>): Promise<number> {
   const { name, promptArgs: values } = promptArgs(args);
   return withServer(args, io, async (server, out) => {

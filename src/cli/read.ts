@@ -7,7 +7,6 @@ import { checkReadResult, renderContents } from "./render.ts";
 import { ExitCode } from "./report.ts";
 import { readArgs } from "./server-command-args.ts";
 
-
 export function runRead(args: ParsedArgs, io: CliIo, started?: Promise<EarlySpawn | undefined>): Promise<number> {
   const { uri } = readArgs(args);
   return withServer(args, io, async (server, out) => {

@@ -50,7 +50,7 @@ import {
   type HttpSideResult,
   type HttpStatelessSideResult,
 } from "./bench/http.ts";
-import { buildGatewayFigures, GATEWAY_SESSIONS, gatewayRunnerConfig, gatewaySection, type GatewayResult } from "./bench/gateway.ts";
+import { buildGatewayFigures, GATEWAY_SESSIONS, gatewayRunnerConfigs, gatewaySectionOn, type GatewayResult } from "./bench/gateway.ts";
 import { buildManagerFigures, FLEET, managerPlan, managerSection, type ManagerResult } from "./bench/manager.ts";
 import { cpuProfFlags, MANY_TOOLS, PROFILE_SECTIONS, profileMode, type ProfileSection, type StartupSetup as Startup } from "./bench/profile-mode.ts";
 import { buildFigures, formatFigures, type Figure } from "./bench/report.ts";
@@ -283,9 +283,7 @@ async function measure(opts: Options, root: string, work: string, startup: Start
   progress("11. mcp-bridge serve: calls through the gateway vs direct, stdio and HTTP; many downstream sessions");
   const gatewayPlans = { stdio: plan, http: httpPlan(opts.quick, plan), sessions: opts.quick ? 20 : GATEWAY_SESSIONS };
   // Ours on both sides, also under --calibrate (like section 9): the gateway is ours alone.
-  const gateway = await fresh([{ ...config("ours"), ...pin }, { ...gatewayRunnerConfig(config("ours"), work, startup.pkg.cliBundle), ...pin }], (s) =>
-    gatewaySection(s[0]!, s[1]!, gatewayPlans),
-  );
+  const gateway = await fresh(gatewayRunnerConfigs({ ...config("ours"), ...pin }, work, startup.pkg.cliBundle), (s) => gatewaySectionOn(s, gatewayPlans));
   const leftover = children.reapLeftovers();
   const [rawResult, oursResult] = results as [SideResult, SideResult];
   return {

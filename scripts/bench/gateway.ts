@@ -17,9 +17,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { callFigures } from "./http.ts";
 import { callSection, type Plan, type Sides } from "./measure.ts";
-import type { Figure, ValueFigure } from "./report.ts";
+import { compare, type Figure, type ValueFigure } from "./report.ts";
 import type { RunnerProcess } from "./runner-process.ts";
 import type { RunnerConfig, SideResult } from "./types.ts";
 
@@ -35,6 +36,8 @@ export const GATEWAY_SECTIONS = {
   httpSequential: "11c. mcp-bridge serve --http: sequential tools/call echo through the gateway vs direct to the upstream's Streamable HTTP",
   httpInFlight: "11d. mcp-bridge serve --http: tools/call echo, 64 in flight",
   sessions: "11e. mcp-bridge serve --http with many downstream sessions open at once, one GET stream each (info)",
+  hop: "11f. the hop alone: a raw Node proxy (scripts/bench/raw-proxy-stdio.mjs, raw-proxy-http.ts) vs direct (info: the most any proxy keeps)",
+  overProxy: "11g. the gateway vs that raw proxy (info: what the gateway's own work costs)",
 } as const;
 
 type Calls = Pick<SideResult, "sequential" | "inFlight">;
@@ -50,9 +53,16 @@ export interface GatewaySessionsResult {
   openMs: number;
 }
 
+/** Calls made direct, through the raw proxy (the hop alone), and through the gateway. */
+interface Columns {
+  direct: Calls;
+  rawProxy: Calls;
+  gateway: Calls;
+}
+
 export interface GatewayResult {
-  stdio: { direct: Calls; gateway: Calls };
-  http: { direct: Calls; gateway: Calls };
+  stdio: Columns;
+  http: Columns;
   sessions: GatewaySessionsResult;
 }
 
@@ -77,19 +87,72 @@ export function gatewayRunnerConfig(direct: RunnerConfig, work: string, cli: str
 }
 
 /**
- * Runs section 11 on a direct runner and a gateway runner (one fork: each keeps its servers),
- * with `sessions` downstream sessions for 11e.
+ * The runner config of the raw-proxy side: `direct`'s servers behind raw-proxy-stdio.mjs and
+ * raw-proxy-http.js (the least any Node proxy does), so the hop itself is measured too.
  */
-export async function gatewaySection(direct: RunnerProcess, gateway: RunnerProcess, plans: { stdio: Plan; http: Plan; sessions: number }): Promise<GatewayResult> {
-  const sides: Sides = [direct, gateway];
-  const stdio = await callSection(sides, { ...plans.stdio, forks: 1 }, "stdio");
-  const http = await callSection(sides, { ...plans.http, forks: 1 }, "http");
-  const sessions = await gateway.ask({ cmd: "gatewaySessions", count: plans.sessions });
+export function rawProxyRunnerConfig(direct: RunnerConfig, work: string): RunnerConfig {
+  const node = direct.server.command;
+  const stdioProxy = fileURLToPath(new URL("./raw-proxy-stdio.mjs", import.meta.url));
   return {
-    stdio: { direct: stdio.get(direct)!, gateway: stdio.get(gateway)! },
-    http: { direct: http.get(direct)!, gateway: http.get(gateway)! },
-    sessions,
+    ...direct,
+    server: { command: node, args: [stdioProxy, "--", direct.server.command, ...direct.server.args], tool: GATEWAY_TOOL },
+    httpServer: {
+      command: node,
+      args: [join(work, "scripts", "bench", "raw-proxy-http.js"), "--", direct.httpServer.command, ...direct.httpServer.args],
+      tool: GATEWAY_TOOL,
+    },
   };
+}
+
+/**
+ * The runner configs of section 11, in column order: direct, raw proxy, gateway (`direct`'s
+ * servers, its pinning too, behind nothing, the raw proxy and serve).
+ */
+export function gatewayRunnerConfigs(direct: RunnerConfig, work: string, cli: string): [RunnerConfig, RunnerConfig, RunnerConfig] {
+  return [direct, rawProxyRunnerConfig(direct, work), gatewayRunnerConfig(direct, work, cli)];
+}
+
+/** Section 11 on runners started from `gatewayRunnerConfigs`, in the same order. */
+export function gatewaySectionOn(runners: Sides, plans: { stdio: Plan; http: Plan; sessions: number }): Promise<GatewayResult> {
+  return gatewaySection({ direct: runners[0]!, rawProxy: runners[1]!, gateway: runners[2]! }, plans);
+}
+
+/** The runners of section 11, one per column. */
+export interface GatewaySides {
+  direct: RunnerProcess;
+  rawProxy: RunnerProcess;
+  gateway: RunnerProcess;
+}
+
+/**
+ * Runs section 11 on a direct, a raw-proxy and a gateway runner (one fork: each keeps its
+ * servers), with `sessions` downstream sessions for 11e.
+ */
+export async function gatewaySection(runners: GatewaySides, plans: { stdio: Plan; http: Plan; sessions: number }): Promise<GatewayResult> {
+  const { direct, rawProxy, gateway } = runners;
+  const sides: Sides = [direct, rawProxy, gateway];
+  const columns = (m: Map<RunnerProcess, Calls>): Columns => ({ direct: m.get(direct)!, rawProxy: m.get(rawProxy)!, gateway: m.get(gateway)! });
+  const stdio = columns(await callSection(sides, { ...plans.stdio, forks: 1 }, "stdio"));
+  const http = columns(await callSection(sides, { ...plans.http, forks: 1 }, "http"));
+  const sessions = await gateway.ask({ cmd: "gatewaySessions", count: plans.sessions });
+  return { stdio, http, sessions };
+}
+
+/** One info section comparing two of the columns: throughput and the server side's CPU per call. */
+function proxyFigures(g: GatewayResult, key: string, section: string, heads: { raw: string; ours: string }, pair: (c: Columns) => [Calls, Calls]): Figure[] {
+  const figs: Figure[] = [];
+  for (const [via, columns] of [["stdio", g.stdio], ["http", g.http]] as const) {
+    const [a, b] = pair(columns);
+    for (const [mode, label] of [["sequential", "sequential"], ["inFlight", "64 in flight"]] as const) {
+      const id = `gateway.${key}.${via}.${mode}`;
+      const rounds = { raw: a[mode].roundRates, ours: b[mode].roundRates };
+      figs.push(compare({ id: `${id}.callsPerSec`, section, label: `${via} ${label}: throughput`, unit: "calls/s", better: "higher", raw: a[mode].callsPerSec, ours: b[mode].callsPerSec, heads }, undefined, rounds));
+      const ca = a[mode].serverCpuUsPerCall;
+      const cb = b[mode].serverCpuUsPerCall;
+      if (ca && cb) figs.push(compare({ id: `${id}.serverCpuUs`, section, label: `${via} ${label}: server CPU per call`, unit: "us", better: "lower", raw: ca, ours: cb, heads }));
+    }
+  }
+  return figs;
 }
 
 /** The figures of section 11, in print order. */
@@ -107,6 +170,8 @@ export function buildGatewayFigures(g: GatewayResult): Figure[] {
       ["sequential", GATEWAY_SECTIONS.httpSequential, 0.8],
       ["inFlight", GATEWAY_SECTIONS.httpInFlight, 0.8],
     ], heads),
+    ...proxyFigures(g, "hop", GATEWAY_SECTIONS.hop, { raw: "direct", ours: "raw proxy" }, (c) => [c.direct, c.rawProxy]),
+    ...proxyFigures(g, "overProxy", GATEWAY_SECTIONS.overProxy, { raw: "raw proxy", ours: "gateway" }, (c) => [c.rawProxy, c.gateway]),
     value("gateway.sessions.count", "downstream sessions open at once", "sessions", s.sessions, "higher"),
     value("gateway.sessions.kbPerSession", "gateway RSS growth per session", "KB", s.kbPerSession),
     value("gateway.sessions.rssOpenMb", "gateway RSS with every session open", "MB", s.rssOpenMb),

@@ -85,6 +85,8 @@ const EXPECTED_IDS = [
   ...["stdio", "http"].flatMap((via) =>
     ["sequential", "inFlight"].flatMap((k) => [`gateway.${via}.${k}.callsPerSec`, `gateway.${via}.${k}.p50Ms`, `gateway.${via}.${k}.p99Ms`, `gateway.${via}.${k}.clientCpuUs`]),
   ),
+  // 11f-g: the raw proxy against direct, and the gateway against the raw proxy (throughput).
+  ...["hop", "overProxy"].flatMap((k) => ["stdio", "http"].flatMap((via) => ["sequential", "inFlight"].map((m) => `gateway.${k}.${via}.${m}.callsPerSec`))),
   "gateway.sessions.count",
   "gateway.sessions.kbPerSession",
   "gateway.sessions.rssOpenMb",
@@ -115,7 +117,8 @@ describe("npm run bench -- --quick --json", () => {
 
     // Server CPU per call needs Linux's /proc (exact with schedstat); everything else is always there.
     const ids = report.figures.map((f) => f.id);
-    const optional = ["", "http.", "http.stateless.", "gateway.stdio.", "gateway.http."].flatMap((p) => [`${p}sequential.serverCpuUs`, `${p}inFlight.serverCpuUs`]);
+    const gatewayCpu = ["hop", "overProxy"].flatMap((k) => [`gateway.${k}.stdio.`, `gateway.${k}.http.`]);
+    const optional = ["", "http.", "http.stateless.", "gateway.stdio.", "gateway.http.", ...gatewayCpu].flatMap((p) => [`${p}sequential.serverCpuUs`, `${p}inFlight.serverCpuUs`]);
     assert.deepEqual(ids.filter((id) => !optional.includes(id)).sort(), [...EXPECTED_IDS, ...startupIds(report)].sort());
     if (existsSync("/proc/self/schedstat")) for (const id of optional) assert.ok(ids.includes(id), `${id} on Linux`);
     for (const f of report.figures) {

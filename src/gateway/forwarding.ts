@@ -22,6 +22,7 @@ import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { ClientFeatures } from "../manager/client-features.ts";
 import type { LogEntry } from "../manager/events.ts";
 import { InputRequired, type InputRequest } from "../mcp/input-round.ts";
+import { ProviderCallContext } from "../mcp/provider-context.ts";
 import type { ServingContext } from "../mcp/provider-types.ts";
 import { McpMethod, type CreateMessageResult, type ElicitResult, type LoggingLevel, type Root } from "../mcp/types.ts";
 
@@ -31,11 +32,31 @@ const LEVELS: ReadonlySet<string> = new Set(["debug", "info", "notice", "warning
 interface ActiveCall {
   readonly ctx: ServingContext;
   /** Aborts the upstream work when the downstream client must answer in a later round. */
-  readonly stop: AbortController;
+  readonly stop: (reason: Error) => void;
   /** Questions asked so far within the call: each one's key in a stateless round. */
   asked: number;
   /** Set when the downstream request ends in `input_required`. */
   inputRequired?: InputRequired;
+}
+
+/**
+ * The signal to give a call's upstream request: it aborts with the downstream request, and
+ * when `stop` is called (the client must answer in a later round). A bounded provider context
+ * (what McpServer gives a provider) already is such a signal, stopped through `stopWith`;
+ * any other context gets a controller of its own that follows `ctx.signal` until `release`.
+ */
+function upstreamSignal(ctx: ServingContext): { signal: AbortSignal; stop: (reason: Error) => void; release: () => void } {
+  if (ctx instanceof ProviderCallContext && ctx.isBounded) {
+    return { signal: ctx.signal, stop: (reason) => ctx.stopWith(reason), release: () => undefined };
+  }
+  // A listener for the call's lifetime, removed after, costs far less per call than
+  // AbortSignal.any, whose composite every listener added to it re-follows.
+  const own = new AbortController();
+  const downstream = ctx.signal;
+  const cancel = (): void => own.abort(downstream.reason);
+  if (downstream.aborted) cancel();
+  else downstream.addEventListener("abort", cancel, { once: true });
+  return { signal: own.signal, stop: (reason) => own.abort(reason), release: () => downstream.removeEventListener("abort", cancel) };
 }
 
 /**
@@ -71,23 +92,17 @@ export class CallForwarding {
    * round (then this throws the `InputRequired` that ends the downstream request).
    */
   async during<T>(server: string, ctx: ServingContext, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const call: ActiveCall = { ctx, stop: new AbortController(), asked: 0 };
+    const { signal, stop, release } = upstreamSignal(ctx);
+    const call: ActiveCall = { ctx, stop, asked: 0 };
     let calls = this.active.get(server);
     if (calls === undefined) this.active.set(server, (calls = new Set()));
     calls.add(call);
-    // The downstream request's signal aborts `call.stop` (the one signal the upstream request
-    // gets): a listener for the call's lifetime, removed after, costs far less per call than
-    // AbortSignal.any, whose composite every listener added to it re-follows.
-    const downstream = ctx.signal;
-    const cancel = (): void => call.stop.abort(downstream.reason);
-    if (downstream.aborted) cancel();
-    else downstream.addEventListener("abort", cancel, { once: true });
     try {
-      const result = await work(call.stop.signal);
+      const result = await work(signal);
       if (call.inputRequired !== undefined) throw call.inputRequired;
       return result;
     } finally {
-      downstream.removeEventListener("abort", cancel);
+      release();
       calls.delete(call);
       if (calls.size === 0) this.active.delete(server);
     }
@@ -115,7 +130,7 @@ export class CallForwarding {
       if (err instanceof InputRequired) {
         // A stateless client answers with its retry: end this round, upstream call included.
         call.inputRequired ??= err;
-        call.stop.abort(err);
+        call.stop(err);
       }
       throw err;
     }

@@ -4,6 +4,7 @@
  * an error response without a stack.
  */
 import { BridgeError, ErrorCode, RpcError, errorMessage } from "./errors.ts";
+import { isThenable } from "../util/object.ts";
 import { IdTable, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from "./message.ts";
 
 /** What a request handler can do while it runs. */
@@ -15,6 +16,14 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** `params._meta.progressToken`, when the requester asked for progress. */
   readonly progressToken: string | number | undefined;
+  /**
+   * Calls `listener` once with the reason when the request is aborted (at once when it already
+   * was); returns a function that removes it. The same event as `signal`'s, for layers that
+   * pass it on to a signal of their own: no AbortController is made for it (one costs far more
+   * than a listener, on every call of a hot path). Optional: a context without it is followed
+   * through `signal`.
+   */
+  onAbort?(listener: (reason: Error) => void): () => void;
   /** Sends a notification to the requester (logging, progress, ...), tied to this request. */
   notify(method: string, params?: JsonRpcParams): Promise<void>;
   /** Sends a request back to the requester (sampling, elicitation, roots, ...), tied to this request. */
@@ -119,10 +128,6 @@ export class InboundRequests {
   }
 }
 
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
-}
-
 /**
  * The context of one incoming request. Its AbortController is created only when a handler
  * reads `signal`: most handlers never do, and a controller costs more than the rest of the
@@ -134,6 +139,8 @@ class InboundContext implements RequestContext {
   readonly progressToken: string | number | undefined;
   private controller: AbortController | undefined;
   private abortReason: Error | undefined;
+  /** Listeners of {@link onAbort}, made with the first. */
+  private abortListeners: ((reason: Error) => void)[] | undefined;
   private readonly wiring: Wiring;
 
   constructor(req: JsonRpcRequest, wiring: Wiring) {
@@ -162,6 +169,27 @@ class InboundContext implements RequestContext {
     if (this.abortReason) return;
     this.abortReason = reason;
     this.controller?.abort(reason);
+    const listeners = this.abortListeners;
+    this.abortListeners = undefined;
+    for (const listener of listeners ?? []) {
+      try {
+        listener(reason);
+      } catch {
+        // One listener's failure must not keep the others from hearing of the abort.
+      }
+    }
+  }
+
+  onAbort(listener: (reason: Error) => void): () => void {
+    if (this.abortReason) {
+      listener(this.abortReason);
+      return () => undefined;
+    }
+    (this.abortListeners ??= []).push(listener);
+    return () => {
+      const i = this.abortListeners?.indexOf(listener) ?? -1;
+      if (i !== -1) this.abortListeners!.splice(i, 1);
+    };
   }
 
   notify(method: string, params?: JsonRpcParams): Promise<void> {

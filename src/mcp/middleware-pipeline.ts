@@ -4,7 +4,7 @@
  * call walks plain arrays; a server without middleware never builds a pipeline at all.
  */
 import { errorMessage, RpcError } from "../jsonrpc/errors.ts";
-import { isPlainObject } from "../util/object.ts";
+import { isPlainObject, isThenable } from "../util/object.ts";
 import { InputRequired, InputResponseError } from "./input-round.ts";
 import type { Listing, Middleware, ServingContext, ToolCall } from "./provider-types.ts";
 import { errorResult } from "./server-registry.ts";
@@ -70,7 +70,9 @@ export class MiddlewarePipeline {
       const m = all[passed]!;
       if (m.before === undefined) continue;
       try {
-        const outcome = await m.before(current, ctx);
+        // Awaited only when it is a promise: a sync hook costs the call no extra tick.
+        const returned = m.before(current, ctx);
+        const outcome = isThenable(returned) ? await returned : returned;
         if (outcome === undefined || outcome === null) continue;
         if ("refuse" in outcome) {
           result = errorResult(String(outcome.refuse));
@@ -89,7 +91,8 @@ export class MiddlewarePipeline {
       const m = all[i]!;
       if (m.after === undefined) continue;
       try {
-        result = await m.after(result, current, ctx);
+        const returned = m.after(result, current, ctx);
+        result = isThenable(returned) ? await returned : returned;
       } catch (err) {
         result = hookFailure(m, "after", err);
       }

@@ -1,5 +1,5 @@
 /**
- * The one object guard. Node-free, so every layer (the core ones included) shares it.
+ * The object guards. Node-free, so every layer (the core ones included) shares it.
  */
 
 /**
@@ -9,4 +9,9 @@
  */
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Whether `v` has a callable `then`: a promise, or any value `await` would wait on. */
+export function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
 }

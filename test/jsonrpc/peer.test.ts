@@ -178,6 +178,40 @@ test("inbound cancellation aborts the handler's signal and sends no response", a
   await peer.close();
 });
 
+test("inbound cancellation calls the context's onAbort listeners: each once, a removed one not, one that throws stops no other, a late one at once", async () => {
+  const { peer, raw, start } = rawPair();
+  const heard: string[] = [];
+  let late: string | undefined;
+  let release: () => void = () => undefined;
+  peer.setRequestHandler("wait", (_p, ctx) =>
+    new Promise((resolve) => {
+      ctx.onAbort!((reason) => {
+        heard.push(`first: ${reason.message}`);
+        throw new Error("a faulty listener");
+      });
+      const remove = ctx.onAbort!(() => heard.push("removed"));
+      ctx.onAbort!((reason) => heard.push(`third: ${reason.message}`));
+      remove();
+      release = () => {
+        ctx.onAbort!((reason) => (late = reason.message));
+        resolve({ late: true });
+      };
+      ctx.signal.addEventListener("abort", () => heard.push("signal"));
+    }),
+  );
+  await start();
+  await raw.send({ jsonrpc: "2.0", id: 7, method: "wait" });
+  await tick();
+  await raw.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } });
+  await tick();
+  assert.deepEqual(heard, ["signal", "first: cancelled by the requester", "third: cancelled by the requester"]);
+  release();
+  assert.equal(late, "cancelled by the requester", "a listener added after the abort hears of it at once");
+  await tick();
+  assert.equal(raw.received.length, 0);
+  await peer.close();
+});
+
 for (const [name, options, answer] of [
   ["by default (MCP) nothing: the handler's late result is dropped", {}, undefined],
   ["with cancelledReply (ACP) that error at once, before the handler returns", {

@@ -25,10 +25,17 @@ export interface UntrustedOptions {
   wrapServer?: (config: ResolvedServerConfig) => boolean;
 }
 
+/** The default of `wrapServer`: a server's own `trust`. */
+function isUntrusted(config: ResolvedServerConfig): boolean {
+  return config.trust === "untrusted";
+}
+
 /** Which servers' text is untrusted content, and the wrappers that scan and mark it. */
 export class UntrustedText {
   private readonly options: UntrustedOptions;
   private readonly warn: (warning: ManagerWarning) => void;
+  /** The wrapper of each server name asked for so far. */
+  private readonly byServer = new Map<string, UntrustedWrapper>();
   /** For text of several servers at once (a resource context block). */
   readonly shared: UntrustedWrapper;
 
@@ -46,8 +53,11 @@ export class UntrustedText {
   /** A wrapper for this server's text, or undefined when its text is trusted (or the server unknown). */
   wrapperFor(config: ResolvedServerConfig | undefined): UntrustedWrapper | undefined {
     if (config === undefined) return undefined;
-    const wraps = this.options.wrapServer ?? ((c: ResolvedServerConfig) => c.trust === "untrusted");
-    return wraps(config) ? this.wrapper(config.name) : undefined;
+    if (!(this.options.wrapServer ?? isUntrusted)(config)) return undefined;
+    // One wrapper per server name, made once: it holds nothing but the options and the name.
+    let wrapper = this.byServer.get(config.name);
+    if (wrapper === undefined) this.byServer.set(config.name, (wrapper = this.wrapper(config.name)));
+    return wrapper;
   }
 
   /** Scans each tool definition (title, description, schemas, annotations) of an untrusted server. */

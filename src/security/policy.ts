@@ -265,6 +265,10 @@ async function ask(approver: Approver, request: ApprovalRequest): Promise<Outcom
 }
 
 /** Server and tool names may contain any character; JSON keeps the pair unambiguous. */
+/**
+ * One key per (server, tool) pair, unambiguous whatever the names hold: the server name's
+ * length comes first. Built on every untrusted call, so a template rather than JSON.stringify.
+ */
 function keyOf(server: string, tool: string): string {
-  return JSON.stringify([server, tool]);
+  return `${server.length}:${server}/${tool}`;
 }

@@ -119,6 +119,16 @@ describe("ApprovalGate", () => {
     assert.equal(r.requests.length, 4);
   });
 
+  test("allow_always of one (server, tool) pair allows no pair whose names join to the same text", async () => {
+    const gate = new ApprovalGate(() => "allow_always");
+    await gate.check("a", "b/c", "mcp__a__b_c", {}, "untrusted");
+    assert.equal(gate.isAlwaysAllowed("a", "b/c"), true);
+    for (const [server, tool] of [["a/b", "c"], ["a/", "b/c"], ["1:a", "b/c"], ["", "a/b/c"]] as const) {
+      assert.equal(gate.isAlwaysAllowed(server, tool), false, `${server} + ${tool}`);
+      assert.equal(gate.allowsWithoutAsking(server, tool, "untrusted"), false, `${server} + ${tool}`);
+    }
+  });
+
   test("deny refuses this call and asks again next time", async () => {
     const r = recorder((_req, n) => (n === 1 ? "deny" : "allow_once"));
     const gate = new ApprovalGate(r.approve);

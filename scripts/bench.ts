@@ -126,7 +126,7 @@ const NOTES = [
   "Sections 2-6 run both servers under plain node (ours transpiled); each client runs in its own plain-node process, so RSS is per client.",
   "Section 8: each runner starts its HTTP server (ours: McpServer on StreamableHttpServer; raw: node:http) as a plain-node child on 127.0.0.1.",
   "Section 9: McpManager (rate limit and process guard off); 9b a trusted server, 9c an untrusted one as configured by default (markers, injection scan, approval granted), each against a plain McpClient, call by call in turn.",
-  "Section 11: both columns are ours: McpClient -> echo (direct) against McpClient -> mcp-bridge serve -> echo (the built CLI, --rate-limit off); the gateway adds a whole hop, so a free tool shows it at its largest.",
+  "Section 11: McpClient -> echo (direct) against McpClient -> mcp-bridge serve -> echo (the built CLI, --rate-limit off), and against McpClient -> a minimal Node proxy -> echo (raw-proxy-*: the hop alone, 11f-g); the gateway adds a whole hop, so a free tool shows it at its largest.",
   PIN
     ? "All sections but 9a pin the main thread of each runner to CPU 0 and of its servers to CPU 1 (taskset): unpinned, where a server lands swings a round by 2x."
     : "Sections run unpinned (no taskset here): expect their ratios to swing from run to run.",

@@ -1,19 +1,23 @@
 /**
  * Section 11 of the benchmark: `mcp-bridge serve` (the package's built CLI) in front of the
- * echo fixture, against the same calls made to that fixture directly. Both columns are ours:
- * "direct" is McpClient -> echo, "gateway" is McpClient -> serve -> echo, as a user runs it.
+ * echo fixture, against the same calls made to that fixture directly, and through a minimal
+ * Node proxy. "direct" is McpClient -> echo, "gateway" is McpClient -> serve -> echo, as a user
+ * runs it, and "raw proxy" McpClient -> raw-proxy-stdio.mjs / raw-proxy-http.ts -> echo, the
+ * least any proxy does (imports nothing of ours).
  *
  * a-b. stdio: serve --stdio with the echo fixture as a stdio upstream; sequential and 64 in flight.
  * c-d. Streamable HTTP: serve --http in front of the echo fixture on HTTP (gateway-http-server.ts),
  *      against the fixture's HTTP server directly.
  * e.   500 downstream HTTP sessions open at once on serve --http: its RSS growth per session,
  *      and one call on every session (gateway-sessions.ts).
+ * f-g. (info) the raw proxy against direct (what the hop alone keeps), and the gateway against
+ *      the raw proxy (what the gateway's own work costs).
  *
  * The gateway adds a whole hop: every call is two round trips where the direct one is one, so
  * a free tool (the echo) shows that hop at its largest. Every gateway runs with
  * `--rate-limit off` (its default, 100 calls a minute per upstream, would refuse the benchmark).
- * "server CPU" is the gateway process's alone on the gateway side (its upstream works as much
- * as the direct side's server does).
+ * "server CPU" is the gateway's (or the proxy's) process alone (its upstream works as much as
+ * the direct side's server does).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

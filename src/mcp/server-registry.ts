@@ -133,21 +133,28 @@ export class ServerRegistry implements ServedFeatures {
   }
 
   addTool(def: Tool, handler: ToolHandler): Registration {
+    checkDefinition("tool", def, "name", handler, "handler");
+    if (!isPlainObject(def.inputSchema)) {
+      throw new TypeError(`McpServer.tool: tool ${JSON.stringify(def.name)} needs an inputSchema object (MCP requires one; { type: "object" } takes any arguments)`);
+    }
     const problem = xMcpHeaderProblem(def.inputSchema);
     if (problem !== undefined) throw new BridgeError("INVALID_STATE", `tool ${JSON.stringify(def.name)}: ${problem}`, { details: { tool: def.name } });
     return this.add(this.tools, def.name, { def, handler }, "tools", "tool");
   }
 
   addResource(def: Resource, read: ResourceReader): Registration {
+    checkDefinition("resource", def, "uri", read, "reader");
     return this.add(this.resources, def.uri, { def, read }, "resources", "resource");
   }
 
   addTemplate(def: ResourceTemplate, read: TemplateReader, complete?: ArgumentCompleters): Registration {
+    checkDefinition("resourceTemplate", def, "uriTemplate", read, "reader");
     const entry: TemplateEntry = { def, read, parsed: parseUriTemplate(def.uriTemplate), complete };
     return this.add(this.templates, def.uriTemplate, entry, "resources", "resource template");
   }
 
   addPrompt(def: Prompt, get: PromptGetter, complete?: ArgumentCompleters): Registration {
+    checkDefinition("prompt", def, "name", get, "getter");
     return this.add(this.prompts, def.name, { def, get, complete }, "prompts", "prompt");
   }
 
@@ -314,6 +321,24 @@ export class ServerRegistry implements ServedFeatures {
         this.changed(list);
       },
     };
+  }
+}
+
+/**
+ * Refuses a registration that a caller without type checks got wrong (a definition that is
+ * not an object, a missing or empty key, a handler that is not a function) with a TypeError
+ * at once, rather than a server that lists a nameless tool and fails every call to it.
+ */
+function checkDefinition(method: string, def: unknown, key: string, run: unknown, runName: string): void {
+  if (!isPlainObject(def)) {
+    throw new TypeError(`McpServer.${method}: the definition must be an object with a "${key}", got ${def === null ? "null" : typeof def}`);
+  }
+  const value = def[key];
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(`McpServer.${method}: the definition's "${key}" must be a non-empty string, got ${value === "" ? "an empty string" : typeof value}`);
+  }
+  if (typeof run !== "function") {
+    throw new TypeError(`McpServer.${method}: the ${runName} of ${JSON.stringify(value)} must be a function, got ${run === null ? "null" : typeof run}`);
   }
 }
 

@@ -275,6 +275,30 @@ test("registering after initialize sends one list_changed per list per tick, onl
     "resources were not declared at initialize, so no resources notification");
 });
 
+test("a registration a caller got wrong is a TypeError at once, not a nameless tool", async () => {
+  const server = new McpServer(INFO);
+  const loose = server as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const cases: [string, unknown[], RegExp][] = [
+    ["tool", ["echo", { inputSchema: objectSchema }, ok], /McpServer\.tool: the definition must be an object with a "name", got string/],
+    ["tool", [{ inputSchema: objectSchema }, ok], /"name" must be a non-empty string, got undefined/],
+    ["tool", [{ name: "", inputSchema: objectSchema }, ok], /"name" must be a non-empty string, got an empty string/],
+    ["tool", [{ name: "x", inputSchema: objectSchema }, "not a function"], /the handler of "x" must be a function, got string/],
+    ["tool", [{ name: "x" }, ok], /tool "x" needs an inputSchema object/],
+    ["resource", [{ name: "r" }, () => ({ contents: [] })], /McpServer\.resource: the definition's "uri" must be a non-empty string/],
+    ["resourceTemplate", [{ name: "t", uriTemplate: "a://{x}" }, null], /the reader of "a:\/\/\{x\}" must be a function, got null/],
+    ["prompt", [null, () => ({ messages: [] })], /McpServer\.prompt: the definition must be an object with a "name", got null/],
+  ];
+  for (const [method, args, message] of cases) {
+    assert.throws(() => loose[method]!.apply(server, args), (err: unknown) => err instanceof TypeError && message.test(err.message), `${method}(${JSON.stringify(args)})`);
+  }
+  // Nothing half-registered: the server lists no tool, and a correct registration still works.
+  server.tool({ name: "x", inputSchema: objectSchema }, ok);
+  const h = await connect(server);
+  await h.initialize();
+  const r = await h.client.request<{ tools: Tool[] }>("tools/list");
+  assert.deepEqual(r.tools.map((t) => t.name), ["x"]);
+});
+
 test("a name can be registered again after removal; duplicates throw; a stale remove is harmless", async () => {
   const server = new McpServer(INFO);
   const first = server.tool({ name: "x", inputSchema: objectSchema }, ok);

@@ -84,6 +84,9 @@ export class ToolNamer {
       throw new RangeError(`ToolNamer: maxLength must be an integer >= ${MIN_MAX_NAME_LENGTH}, got ${max}`);
     }
     this.maxLength = max;
+    if (options.naming !== undefined && typeof options.naming !== "function") {
+      throw new TypeError(`ToolNamer: naming must be a function, got ${options.naming === null ? "null" : typeof options.naming}`);
+    }
     this.naming = options.naming;
     this.lead = options.lead ?? "mcp__";
     if (sanitizeName(this.lead) !== this.lead) throw new RangeError(`ToolNamer: lead must use only [A-Za-z0-9_-], got ${JSON.stringify(this.lead)}`);

@@ -20,7 +20,7 @@ import { ToolNamer, type NamingFunction } from "../bridge/naming.ts";
 import type { ResultLimits } from "../bridge/results.ts";
 import type { BridgedResult, BridgedTool } from "../bridge/types.ts";
 import type { UntrustedWrapper } from "../bridge/untrusted.ts";
-import { withDefaults } from "../config/parse-common.ts";
+import { describeType, withDefaults } from "../config/parse-common.ts";
 import type { McpServerConfig, ResolvedServerConfig, TransportKind, TrustLevel } from "../config/types.ts";
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { CallOptions } from "../mcp/client.ts";
@@ -29,6 +29,7 @@ import { ApprovalGate, type Approver } from "../security/policy.ts";
 import { RateLimiter, type RateLimiterOptions } from "../security/rate-limit.ts";
 import { Redactor } from "../security/redact.ts";
 import { Emitter } from "../util/emitter.ts";
+import { isPlainObject } from "../util/object.ts";
 import { settlesWithin } from "../util/deadline.ts";
 import { auditRecord, type AuditArgsMode } from "./audit.ts";
 import { runToolCall, type CallDeps, type ToolCallOptions } from "./call.ts";
@@ -186,6 +187,7 @@ export class McpManager extends Emitter<McpManagerEvents> {
    */
   async connect(configs: readonly McpServerConfig[]): Promise<ServerStatus[]> {
     if (this.closing !== undefined) throw new BridgeError("CLOSED", "McpManager.connect: the manager is closed");
+    checkConfigs(configs);
     const added: ServerConnection[] = [];
     const overLimit: string[] = [];
     for (const raw of configs) {
@@ -388,6 +390,23 @@ export class McpManager extends Emitter<McpManagerEvents> {
   private warn(kind: WarningKind, message: string, server?: string): void {
     this.report("warning", { kind, message, ...(server === undefined ? {} : { server }), at: Date.now() });
   }
+}
+
+/**
+ * Refuses, before anything starts, what is not a list of server configs at all: a caller
+ * without type checks passing a file name, a parsed file's whole object, or a list with a hole.
+ * What a config says beyond its shape is checked where it is used (a bad one fails alone).
+ */
+function checkConfigs(configs: unknown): void {
+  if (!Array.isArray(configs)) {
+    throw new TypeError(`McpManager.connect takes an array of server configs, got ${describeType(configs)}; read config files with discoverConfigs (or parseMcpJsonFile) first`);
+  }
+  configs.forEach((config: unknown, i) => {
+    if (!isPlainObject(config)) throw new TypeError(`McpManager.connect: config ${i} must be an object, got ${describeType(config)}`);
+    if (typeof config.name !== "string" || config.name === "") {
+      throw new TypeError(`McpManager.connect: config ${i} needs a non-empty string "name", got ${config.name === "" ? "an empty string" : typeof config.name}`);
+    }
+  });
 }
 
 function positive(value: number, name: string): number {

@@ -176,6 +176,9 @@ export class ApprovalGate {
   private readonly inFlight = new Map<string, Promise<Outcome>>();
 
   constructor(approver?: Approver) {
+    if (approver !== undefined && typeof approver !== "function") {
+      throw new TypeError(`approve must be a function (a request -> "allow_once" | "allow_always" | "deny"), got ${approver === null ? "null" : typeof approver}`);
+    }
     this.approver = approver;
   }
 

@@ -383,3 +383,17 @@ test("events a server connection sends (redacted there) and audit records go out
     await manager.close();
   }
 });
+
+test("what is not a list of server configs, or options of the wrong type, is a TypeError before anything starts", async () => {
+  const manager = new McpManager({ processGuard: false });
+  const loose = manager.connect.bind(manager) as (configs: unknown) => Promise<unknown>;
+  await assert.rejects(loose("servers.json"), { name: "TypeError", message: /takes an array of server configs, got string; read config files with discoverConfigs/ });
+  await assert.rejects(loose({ mcpServers: {} }), { name: "TypeError", message: /got object/ });
+  await assert.rejects(loose([{ name: "ok", transport: "stdio", command: "true" }, null]), { name: "TypeError", message: /config 1 must be an object, got null/ });
+  await assert.rejects(loose([{ transport: "stdio", command: "true" }]), { name: "TypeError", message: /config 0 needs a non-empty string "name", got undefined/ });
+  await assert.rejects(loose([{ name: "", transport: "stdio", command: "true" }]), { name: "TypeError", message: /got an empty string/ });
+  assert.deepEqual(manager.status(), [], "nothing started, not even the valid config before the bad one");
+  await manager.close();
+  assert.throws(() => new McpManager({ approve: "yes" as never }), { name: "TypeError", message: /approve must be a function/ });
+  assert.throws(() => new McpManager({ naming: 5 as never }), { name: "TypeError", message: /naming must be a function, got number/ });
+});

@@ -49,6 +49,7 @@ export interface ResolvedClientOptions {
 }
 
 export function resolveClientOptions(o: McpClientOptions): ResolvedClientOptions {
+  checkClientOptions(o);
   const modes = o.elicitationModes;
   const connectTimeoutMs = o.connectTimeoutMs ?? 30_000;
   const modern = isModernVersion(o.protocolVersion);
@@ -78,6 +79,20 @@ export function resolveClientOptions(o: McpClientOptions): ResolvedClientOptions
     rootsListChanged: o.rootsListChanged === true,
     peerOptions: o.peerOptions,
   };
+}
+
+const ERAS: readonly unknown[] = ["auto", "legacy", "modern"];
+const DURATIONS = ["connectTimeoutMs", "requestTimeoutMs", "toolTimeoutMs", "discoverTimeoutMs"] as const;
+
+/** Refuses options a caller without type checks got wrong, at construction rather than at the first call. */
+function checkClientOptions(o: McpClientOptions): void {
+  if (o.era !== undefined && !ERAS.includes(o.era)) throw new TypeError(`McpClient: era must be "auto", "legacy" or "modern", got ${JSON.stringify(o.era)}`);
+  for (const key of DURATIONS) {
+    const v: unknown = o[key];
+    if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || v < 0)) {
+      throw new TypeError(`McpClient: ${key} must be a finite number of milliseconds >= 0, got ${typeof v === "number" ? v : typeof v}`);
+    }
+  }
 }
 
 /** The capabilities a client declares: each handler it has (roots, sampling, elicitation modes). */

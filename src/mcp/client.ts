@@ -121,6 +121,9 @@ export class McpClient extends Emitter<McpClientEvents> {
    */
   async connect(transport: Transport, options: { signal?: AbortSignal } = {}): Promise<InitializeResult> {
     if (this.peer) throw new BridgeError("INVALID_STATE", "McpClient.connect: already connected; close() first, or make a new McpClient");
+    if (!isTransport(transport)) {
+      throw new TypeError("McpClient.connect needs a Transport (an object with start, send and close), for example new StdioClientTransport({ command })");
+    }
     const peer = new JsonRpcPeer(transport, {
       requestTimeoutMs: this.options.requestTimeoutMs,
       batchesAllowed: () => allowsBatches(this.init?.protocolVersion),
@@ -400,6 +403,11 @@ export class McpClient extends Emitter<McpClientEvents> {
       if (p && typeof p === "object") this.emit("log", p as LoggingMessageNotificationParams);
     });
   }
+}
+
+function isTransport(t: unknown): t is Transport {
+  const o = t as Partial<Record<"start" | "send" | "close", unknown>> | null | undefined;
+  return typeof o === "object" && o !== null && typeof o.start === "function" && typeof o.send === "function" && typeof o.close === "function";
 }
 
 function notConnected(): BridgeError {

@@ -107,6 +107,9 @@ export class StreamableHttpServer {
   private closed = false;
 
   constructor(options: StreamableHttpServerOptions) {
+    if (typeof options?.onSession !== "function") {
+      throw new TypeError("StreamableHttpServer: onSession must be a function (transport) => server.connect(transport)");
+    }
     this.options = options;
     this.onSession = options.onSession;
     this.path = options.path ?? "/mcp";

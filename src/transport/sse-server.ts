@@ -148,6 +148,9 @@ export class SseServer {
   private closed = false;
 
   constructor(options: SseServerOptions) {
+    if (typeof options?.onSession !== "function") {
+      throw new TypeError("SseServer: onSession must be a function (transport) => server.connect(transport)");
+    }
     this.onSession = options.onSession;
     this.ssePath = options.ssePath ?? "/sse";
     this.messagesPath = options.messagesPath ?? "/messages";

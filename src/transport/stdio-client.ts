@@ -72,6 +72,7 @@ export class StdioClientTransport implements Transport {
   private readonly done: Deferred = deferred();
 
   constructor(options: StdioClientTransportOptions) {
+    checkSpawnOptions(options);
     this.options = options;
     this.label = options.name ?? basename(options.command);
     this.life = new TransportLifecycle(this, `server "${this.label}"`);
@@ -372,4 +373,15 @@ function deferred(): Deferred {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((res) => setTimeout(res, ms));
+}
+
+/** Refuses a command line a caller without type checks got wrong, before anything is spawned. */
+function checkSpawnOptions(o: StdioClientTransportOptions): void {
+  if (typeof o !== "object" || o === null) throw new TypeError("StdioClientTransport needs options: { command, args? }");
+  if (typeof o.command !== "string" || o.command === "") {
+    throw new TypeError(`StdioClientTransport: command must be a non-empty string, got ${o.command === "" ? "an empty string" : typeof o.command}`);
+  }
+  if (o.args !== undefined && (!Array.isArray(o.args) || o.args.some((a) => typeof a !== "string"))) {
+    throw new TypeError("StdioClientTransport: args must be an array of strings (one per argument, not one command line)");
+  }
 }

@@ -50,7 +50,7 @@ import {
   type HttpSideResult,
   type HttpStatelessSideResult,
 } from "./bench/http.ts";
-import { buildGatewayFigures, GATEWAY_SESSIONS, gatewayRunnerConfigs, gatewaySectionOn, type GatewayResult } from "./bench/gateway.ts";
+import { buildGatewayFigures, GATEWAY_SESSIONS, gatewayRunnerConfigs, gatewaySection, type GatewayResult } from "./bench/gateway.ts";
 import { buildManagerFigures, FLEET, managerPlan, managerSection, type ManagerResult } from "./bench/manager.ts";
 import { cpuProfFlags, MANY_TOOLS, PROFILE_SECTIONS, profileMode, type ProfileSection, type StartupSetup as Startup } from "./bench/profile-mode.ts";
 import { buildFigures, formatFigures, type Figure } from "./bench/report.ts";
@@ -282,8 +282,9 @@ async function measure(opts: Options, root: string, work: string, startup: Start
   const schema = schemaSection(work, opts.quick);
   progress("11. mcp-bridge serve: calls through the gateway vs direct, stdio and HTTP; many downstream sessions");
   const gatewayPlans = { stdio: plan, http: httpPlan(opts.quick, plan), sessions: opts.quick ? 20 : GATEWAY_SESSIONS };
-  // Ours on both sides, also under --calibrate (like section 9): the gateway is ours alone.
-  const gateway = await fresh(gatewayRunnerConfigs({ ...config("ours"), ...pin }, work, startup.pkg.cliBundle), (s) => gatewaySectionOn(s, gatewayPlans));
+  // Ours for direct and the gateway, also under --calibrate (like section 9): the gateway is
+  // ours alone; the raw proxy column is the same raw-proxy-* in every mode.
+  const gateway = await fresh(gatewayRunnerConfigs({ ...config("ours"), ...pin }, work, startup.pkg.cliBundle), (s) => gatewaySection(s, gatewayPlans));
   const leftover = children.reapLeftovers();
   const [rawResult, oursResult] = results as [SideResult, SideResult];
   return {

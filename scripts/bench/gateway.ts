@@ -116,28 +116,16 @@ export function gatewayRunnerConfigs(direct: RunnerConfig, work: string, cli: st
   return [direct, rawProxyRunnerConfig(direct, work), gatewayRunnerConfig(direct, work, cli)];
 }
 
-/** Section 11 on runners started from `gatewayRunnerConfigs`, in the same order. */
-export function gatewaySectionOn(runners: Sides, plans: { stdio: Plan; http: Plan; sessions: number }): Promise<GatewayResult> {
-  return gatewaySection({ direct: runners[0]!, rawProxy: runners[1]!, gateway: runners[2]! }, plans);
-}
-
-/** The runners of section 11, one per column. */
-export interface GatewaySides {
-  direct: RunnerProcess;
-  rawProxy: RunnerProcess;
-  gateway: RunnerProcess;
-}
-
 /**
- * Runs section 11 on a direct, a raw-proxy and a gateway runner (one fork: each keeps its
- * servers), with `sessions` downstream sessions for 11e.
+ * Runs section 11 on runners started from {@link gatewayRunnerConfigs}, in its order (direct,
+ * raw proxy, gateway; one fork: each keeps its servers), with `sessions` downstream sessions
+ * for 11e.
  */
-export async function gatewaySection(runners: GatewaySides, plans: { stdio: Plan; http: Plan; sessions: number }): Promise<GatewayResult> {
-  const { direct, rawProxy, gateway } = runners;
-  const sides: Sides = [direct, rawProxy, gateway];
+export async function gatewaySection(runners: Sides, plans: { stdio: Plan; http: Plan; sessions: number }): Promise<GatewayResult> {
+  const [direct, rawProxy, gateway] = runners as [RunnerProcess, RunnerProcess, RunnerProcess];
   const columns = (m: Map<RunnerProcess, Calls>): Columns => ({ direct: m.get(direct)!, rawProxy: m.get(rawProxy)!, gateway: m.get(gateway)! });
-  const stdio = columns(await callSection(sides, { ...plans.stdio, forks: 1 }, "stdio"));
-  const http = columns(await callSection(sides, { ...plans.http, forks: 1 }, "http"));
+  const stdio = columns(await callSection(runners, { ...plans.stdio, forks: 1 }, "stdio"));
+  const http = columns(await callSection(runners, { ...plans.http, forks: 1 }, "http"));
   const sessions = await gateway.ask({ cmd: "gatewaySessions", count: plans.sessions });
   return { stdio, http, sessions };
 }

@@ -13,7 +13,7 @@
  * notes that concern its sections.
  */
 import { loadavg } from "node:os";
-import { buildGatewayFigures, GATEWAY_SESSIONS, gatewayRunnerConfigs, gatewaySectionOn } from "./gateway.ts";
+import { buildGatewayFigures, GATEWAY_SESSIONS, gatewayRunnerConfigs, gatewaySection } from "./gateway.ts";
 import { buildHttpStatelessFigures, httpPlan, httpStatelessSection } from "./http.ts";
 import { FULL_PLAN, QUICK_PLAN, type ForkRunners, type Plan, type Sides } from "./measure.ts";
 import type { StartupSetup } from "./profile-mode.ts";
@@ -120,7 +120,7 @@ async function measureSection(section: SingleSection, deps: SectionDeps): Promis
     case "gateway": {
       deps.progress("11. mcp-bridge serve: calls through the gateway vs direct, stdio and HTTP; many downstream sessions");
       const sides = gatewayRunnerConfigs({ ...deps.config("ours"), ...deps.pin }, deps.work, deps.startup.pkg.cliBundle).map((c) => deps.startRunner(c));
-      const gateway = await gatewaySectionOn(sides, { stdio: plan, http: httpPlan(deps.quick, plan), sessions: deps.quick ? 20 : GATEWAY_SESSIONS });
+      const gateway = await gatewaySection(sides, { stdio: plan, http: httpPlan(deps.quick, plan), sessions: deps.quick ? 20 : GATEWAY_SESSIONS });
       await deps.quitRunners(sides);
       const own = notes.filter((n) => n.startsWith("Section 11") || n === notes[notes.length - 2]);
       return { notes: [...notes.slice(2, 3), ...own], figures: buildGatewayFigures(gateway), result: { gateway } };

@@ -24,6 +24,7 @@
  * no `mcp__` lead), and {@link UriNamespaces} puts resource URIs under a namespace reversibly
  * (docs/decisions.md 126).
  */
+import { describeType } from "../util/object.ts";
 
 /** Default cap on a bridged name (OpenAI and Anthropic tool names allow 64 characters). */
 export const DEFAULT_MAX_NAME_LENGTH = 64;
@@ -85,7 +86,7 @@ export class ToolNamer {
     }
     this.maxLength = max;
     if (options.naming !== undefined && typeof options.naming !== "function") {
-      throw new TypeError(`ToolNamer: naming must be a function, got ${options.naming === null ? "null" : typeof options.naming}`);
+      throw new TypeError(`ToolNamer: naming must be a function, got ${describeType(options.naming)}`);
     }
     this.naming = options.naming;
     this.lead = options.lead ?? "mcp__";

@@ -389,12 +389,13 @@ function stringsOf(value: unknown): string[] {
   return out;
 }
 
+/** A character the source attribute may not hold; the same, global, for replacing them all. */
+const UNCLEAN_SOURCE = /[^A-Za-z0-9._:/@+-]/;
+const UNCLEAN_SOURCE_ALL = /[^A-Za-z0-9._:/@+-]/g;
+
 /** The source attribute: printable, no quotes or brackets, short. */
 function sourceAttribute(source: string): string {
   // Most sources are already clean (`mcp:server/tool`): test before building a copy.
   const clean = UNCLEAN_SOURCE.test(source) ? source.replace(UNCLEAN_SOURCE_ALL, "_") : source;
   return clean.length <= 120 ? clean : clean.slice(0, 120);
 }
-
-const UNCLEAN_SOURCE = /[^A-Za-z0-9._:/@+-]/;
-const UNCLEAN_SOURCE_ALL = /[^A-Za-z0-9._:/@+-]/g;

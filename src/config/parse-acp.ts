@@ -18,7 +18,6 @@ import {
   checkHeaderName,
   checkPairValue,
   checkServerName,
-  describeType,
   NameRegistry,
   pointer,
   ProblemList,
@@ -28,7 +27,7 @@ import {
   readUrl,
 } from "./parse-common.ts";
 import type { McpServerConfig, ParseResult } from "./types.ts";
-import { isPlainObject } from "../util/object.ts";
+import { describeType, isPlainObject } from "../util/object.ts";
 
 /** `_meta` is ACP's extension point on every object; we carry it in the types and ignore it. */
 type AcpMeta = { _meta?: Record<string, unknown> };

@@ -8,7 +8,7 @@
  */
 import { findSecretReference, isCredentialKey } from "./credentials.ts";
 import type { ConfigProblem, McpServerConfig, ResolvedServerConfig } from "./types.ts";
-import { isPlainObject } from "../util/object.ts";
+import { describeType, isPlainObject } from "../util/object.ts";
 
 /** Collects problems for one parse; every problem gets the same `source`, if any. */
 export class ProblemList {
@@ -50,13 +50,6 @@ export function pointer(base: string, ...segments: (string | number)[]): string 
     out += `/${text}`;
   }
   return out;
-}
-
-/** `string`, `number`, `array`, `null`, ...: what a value is, never what it holds. */
-export function describeType(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
 }
 
 /** A quoted, length-capped rendering for enumerated fields only (never for free text). */

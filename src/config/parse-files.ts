@@ -16,7 +16,6 @@
  * silently: Claude Desktop keeps unrelated settings in the same file.
  */
 import {
-  describeType,
   findPlaintextCredentials,
   NameRegistry,
   pointer,
@@ -24,7 +23,7 @@ import {
 } from "./parse-common.ts";
 import { type LocatedServer, readNativeList, readServerEntry } from "./parse-native.ts";
 import type { ConfigProblem, McpServerConfig, ParseResult } from "./types.ts";
-import { isPlainObject } from "../util/object.ts";
+import { describeType, isPlainObject } from "../util/object.ts";
 
 /**
  * Parses a config file's JSON value. `source` (usually the file path) is copied into every

@@ -15,7 +15,6 @@
 import {
   checkLiteral,
   checkServerName,
-  describeType,
   NameRegistry,
   pointer,
   ProblemList,
@@ -30,7 +29,7 @@ import {
   readUrl,
 } from "./parse-common.ts";
 import type { McpServerConfig, ParseResult, TransportKind, TrustLevel } from "./types.ts";
-import { isPlainObject } from "../util/object.ts";
+import { describeType, isPlainObject } from "../util/object.ts";
 
 const TRANSPORTS: readonly TransportKind[] = ["stdio", "http", "sse", "auto"];
 /** What the file formats call `type`; `auto` is accepted but not advertised there. */

@@ -22,9 +22,9 @@
  * token) is ever quoted in a message.
  */
 import { findSecretReference } from "../config/credentials.ts";
-import { describeType, pointer, ProblemList, quoteEnum, readCount, readDuration, readEnum, readStringArray } from "../config/parse-common.ts";
+import { pointer, ProblemList, quoteEnum, readCount, readDuration, readEnum, readStringArray } from "../config/parse-common.ts";
 import type { ConfigProblem } from "../config/types.ts";
-import { isPlainObject } from "../util/object.ts";
+import { describeType, isPlainObject } from "../util/object.ts";
 
 /**
  * Who an upstream's connections belong to. `per-client`: each downstream session gets its own

@@ -3,8 +3,8 @@
  * request gets no response, or the peer's `cancelledReply` at once; a throwing handler becomes
  * an error response without a stack.
  */
-import { BridgeError, ErrorCode, RpcError, errorMessage } from "./errors.ts";
 import { isThenable } from "../util/object.ts";
+import { BridgeError, ErrorCode, RpcError, errorMessage } from "./errors.ts";
 import { IdTable, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from "./message.ts";
 
 /** What a request handler can do while it runs. */

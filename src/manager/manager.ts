@@ -20,7 +20,7 @@ import { ToolNamer, type NamingFunction } from "../bridge/naming.ts";
 import type { ResultLimits } from "../bridge/results.ts";
 import type { BridgedResult, BridgedTool } from "../bridge/types.ts";
 import type { UntrustedWrapper } from "../bridge/untrusted.ts";
-import { describeType, withDefaults } from "../config/parse-common.ts";
+import { withDefaults } from "../config/parse-common.ts";
 import type { McpServerConfig, ResolvedServerConfig, TransportKind, TrustLevel } from "../config/types.ts";
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { CallOptions } from "../mcp/client.ts";
@@ -29,7 +29,7 @@ import { ApprovalGate, type Approver } from "../security/policy.ts";
 import { RateLimiter, type RateLimiterOptions } from "../security/rate-limit.ts";
 import { Redactor } from "../security/redact.ts";
 import { Emitter } from "../util/emitter.ts";
-import { isPlainObject } from "../util/object.ts";
+import { describeType, isPlainObject, notNonEmptyString } from "../util/object.ts";
 import { settlesWithin } from "../util/deadline.ts";
 import { auditRecord, type AuditArgsMode } from "./audit.ts";
 import { runToolCall, type CallDeps, type ToolCallOptions } from "./call.ts";
@@ -403,9 +403,8 @@ function checkConfigs(configs: unknown): void {
   }
   configs.forEach((config: unknown, i) => {
     if (!isPlainObject(config)) throw new TypeError(`McpManager.connect: config ${i} must be an object, got ${describeType(config)}`);
-    if (typeof config.name !== "string" || config.name === "") {
-      throw new TypeError(`McpManager.connect: config ${i} needs a non-empty string "name", got ${config.name === "" ? "an empty string" : typeof config.name}`);
-    }
+    const wrong = notNonEmptyString(config.name);
+    if (wrong !== undefined) throw new TypeError(`McpManager.connect: config ${i} needs a non-empty string "name", got ${wrong}`);
   });
 }
 

@@ -23,7 +23,7 @@ import type {
 import { isCallToolResult } from "./types.ts";
 import { parseUriTemplate, type UriTemplate } from "./uri-template.ts";
 import type { ServerSession } from "./server-session.ts";
-import { isPlainObject } from "../util/object.ts";
+import { describeType, isPlainObject, notNonEmptyString } from "../util/object.ts";
 import type { AuthInfo } from "../jsonrpc/transport.ts";
 import type { ListPage, ServedFeatures } from "./provider-types.ts";
 import { pageOf } from "./server-paging.ts";
@@ -331,14 +331,13 @@ export class ServerRegistry implements ServedFeatures {
  */
 function checkDefinition(method: string, def: unknown, key: string, run: unknown, runName: string): void {
   if (!isPlainObject(def)) {
-    throw new TypeError(`McpServer.${method}: the definition must be an object with a "${key}", got ${def === null ? "null" : typeof def}`);
+    throw new TypeError(`McpServer.${method}: the definition must be an object with a "${key}", got ${describeType(def)}`);
   }
   const value = def[key];
-  if (typeof value !== "string" || value === "") {
-    throw new TypeError(`McpServer.${method}: the definition's "${key}" must be a non-empty string, got ${value === "" ? "an empty string" : typeof value}`);
-  }
+  const wrong = notNonEmptyString(value);
+  if (wrong !== undefined) throw new TypeError(`McpServer.${method}: the definition's "${key}" must be a non-empty string, got ${wrong}`);
   if (typeof run !== "function") {
-    throw new TypeError(`McpServer.${method}: the ${runName} of ${JSON.stringify(value)} must be a function, got ${run === null ? "null" : typeof run}`);
+    throw new TypeError(`McpServer.${method}: the ${runName} of ${JSON.stringify(value)} must be a function, got ${describeType(run)}`);
   }
 }
 

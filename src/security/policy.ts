@@ -6,6 +6,7 @@
  * resolves to `{ ok }`, so the bridge can turn a refusal into an error result (docs/decisions.md 8).
  */
 import { compileGlob, type GlobMatcher } from "../util/glob.ts";
+import { describeType } from "../util/object.ts";
 import { BridgeError, type BridgeErrorOptions, type RefusalCode } from "../jsonrpc/errors.ts";
 import type { TrustLevel } from "../config/types.ts";
 
@@ -177,7 +178,7 @@ export class ApprovalGate {
 
   constructor(approver?: Approver) {
     if (approver !== undefined && typeof approver !== "function") {
-      throw new TypeError(`approve must be a function (a request -> "allow_once" | "allow_always" | "deny"), got ${approver === null ? "null" : typeof approver}`);
+      throw new TypeError(`approve must be a function (a request -> "allow_once" | "allow_always" | "deny"), got ${describeType(approver)}`);
     }
     this.approver = approver;
   }
@@ -267,7 +268,6 @@ async function ask(approver: Approver, request: ApprovalRequest): Promise<Outcom
   }
 }
 
-/** Server and tool names may contain any character; JSON keeps the pair unambiguous. */
 /**
  * One key per (server, tool) pair, unambiguous whatever the names hold: the server name's
  * length comes first. Built on every untrusted call, so a template rather than JSON.stringify.

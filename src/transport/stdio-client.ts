@@ -16,6 +16,7 @@ import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
 import { LineDecoder, type DecodedLine } from "../jsonrpc/ndjson.ts";
 import { TransportLifecycle } from "./lifecycle.ts";
 import { settlesWithin } from "../util/deadline.ts";
+import { notNonEmptyString } from "../util/object.ts";
 import { ByteRing, DEFAULT_RING_BYTES, lastLines, TextLineSplitter } from "./ring-buffer.ts";
 import { buildChildEnv, CommandNotFoundError, isDirectory, processGroupExists, resolveCommand } from "./spawn-env.ts";
 import { TickCork } from "./tick-cork.ts";
@@ -378,9 +379,8 @@ function sleep(ms: number): Promise<void> {
 /** Refuses a command line a caller without type checks got wrong, before anything is spawned. */
 function checkSpawnOptions(o: StdioClientTransportOptions): void {
   if (typeof o !== "object" || o === null) throw new TypeError("StdioClientTransport needs options: { command, args? }");
-  if (typeof o.command !== "string" || o.command === "") {
-    throw new TypeError(`StdioClientTransport: command must be a non-empty string, got ${o.command === "" ? "an empty string" : typeof o.command}`);
-  }
+  const wrong = notNonEmptyString(o.command);
+  if (wrong !== undefined) throw new TypeError(`StdioClientTransport: command must be a non-empty string, got ${wrong}`);
   if (o.args !== undefined && (!Array.isArray(o.args) || o.args.some((a) => typeof a !== "string"))) {
     throw new TypeError("StdioClientTransport: args must be an array of strings (one per argument, not one command line)");
   }

@@ -11,6 +11,22 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** `string`, `number`, `array`, `null`, ...: what a value is, never what it holds. */
+export function describeType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+/**
+ * What `value` is when it is not a non-empty string ("an empty string", or its type, as
+ * {@link describeType} says); undefined when it is one. For "must be a non-empty string" errors.
+ */
+export function notNonEmptyString(value: unknown): string | undefined {
+  if (value === "") return "an empty string";
+  return typeof value === "string" ? undefined : describeType(value);
+}
+
 /** Whether `v` has a callable `then`: a promise, or any value `await` would wait on. */
 export function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";

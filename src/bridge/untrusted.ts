@@ -22,6 +22,7 @@
  */
 import { renderResultText } from "./results.ts";
 import type { BridgedContent, BridgedResult } from "./types.ts";
+import { copyFields } from "../util/object.ts";
 
 /** The name of the rule a finding matched. */
 export type InjectionRule =
@@ -323,7 +324,12 @@ export class UntrustedWrapper {
       }
       return part;
     });
-    return { ...result, content, text, display: result.content };
+    // copyFields, not spread: `display` is new to the copy (docs/decisions.md 160).
+    const out: BridgedResult = copyFields({} as BridgedResult, result);
+    out.content = content;
+    out.text = text;
+    out.display = result.content;
+    return out;
   }
 
   /**

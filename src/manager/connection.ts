@@ -32,6 +32,7 @@ import { RestartBudget } from "./restart-budget.ts";
 import { ToolList } from "./tool-list.ts";
 import { redactingAuth, transportPid, type PrepareOptions, type TransportFactory } from "./transport-factory.ts";
 import type { HttpAuthProvider } from "../transport/auth-provider.ts";
+import { copyFields } from "../util/object.ts";
 
 export type { HealthOptions } from "./health.ts";
 
@@ -236,7 +237,10 @@ export class ServerConnection extends Emitter<ConnectionEvents> {
 
   /** Calls a tool (the server's own name). Throws like `McpClient.callTool`; `NOT_CONNECTED` unless ready. */
   callTool(tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.use((client) => client.callTool(tool, args, { ...options, timeoutMs: options.timeoutMs ?? this.config.toolTimeout }));
+    // copyFields, not spread: `timeoutMs` may be new to the copy (docs/decisions.md 160).
+    const withTimeout: CallOptions = copyFields({}, options);
+    withTimeout.timeoutMs = options.timeoutMs ?? this.config.toolTimeout;
+    return this.use((client) => client.callTool(tool, args, withTimeout));
   }
 
   /** Runs `fn` with the live client; rejects with `BridgeError NOT_CONNECTED` unless ready. */

@@ -16,7 +16,7 @@ import type { JsonRpcParams } from "../jsonrpc/message.ts";
 import type { JsonRpcPeer } from "../jsonrpc/peer.ts";
 import type { RequestOptions } from "../jsonrpc/peer-types.ts";
 import type { MessageHeaders, Transport } from "../jsonrpc/transport.ts";
-import { isPlainObject } from "../util/object.ts";
+import { copyFields, isPlainObject } from "../util/object.ts";
 import { ListenStream } from "./client-listen.ts";
 import type { ResolvedClientOptions } from "./client-options.ts";
 import { EraMeta, type CacheHints } from "./era-meta.ts";
@@ -238,7 +238,10 @@ export class StatelessClient {
 
   private withMeta(params: Record<string, unknown> | undefined): JsonRpcParams {
     if (params === undefined) return { _meta: this.meta };
-    return { ...params, _meta: isPlainObject(params._meta) ? { ...params._meta, ...this.meta } : this.meta };
+    // copyFields, not spread: this runs once per request (docs/decisions.md 160).
+    const out: Record<string, unknown> = copyFields({}, params);
+    out._meta = isPlainObject(params._meta) ? copyFields(copyFields({}, params._meta), this.meta) : this.meta;
+    return out;
   }
 
   private useVersion(version: string): void {

@@ -3,7 +3,7 @@
  * `params._meta` instead of an `initialize` handshake, and what every result carries back.
  */
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
-import { isPlainObject } from "../util/object.ts";
+import { copyFields, isPlainObject } from "../util/object.ts";
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from "./types.ts";
 
 /** `_meta` keys of the stateless era. */
@@ -86,10 +86,10 @@ export function readRequestMeta(params: unknown, method: string, supported: read
  */
 export function eraResult(result: unknown, serverInfo: Implementation, cache?: CacheHints): Record<string, unknown> {
   const body = isPlainObject(result) ? result : {};
-  const out: Record<string, unknown> = { ...body };
+  // Copied by copyFields, not spread, and then extended: this runs once per stateless request.
+  const out: Record<string, unknown> = copyFields({}, body);
   out.resultType = body.resultType ?? "complete";
-  // Assigned rather than spread with a computed key: this runs once per stateless request.
-  const meta: Record<string, unknown> = isPlainObject(body._meta) ? { ...body._meta } : {};
+  const meta: Record<string, unknown> = isPlainObject(body._meta) ? copyFields({}, body._meta) : {};
   meta[EraMeta.ServerInfo] = serverInfo;
   out._meta = meta;
   if (cache !== undefined) {

@@ -29,7 +29,7 @@ import { declaresEra } from "./era-meta.ts";
 import type { HeaderBag } from "./param-headers.ts";
 import type { ChangedList, HandlerContext, ListKind } from "./server-registry.ts";
 import { checked, type InputOptions } from "./server-context.ts";
-import { isPlainObject } from "../util/object.ts";
+import { copyFields, isPlainObject } from "../util/object.ts";
 import { listResult } from "./server-paging.ts";
 
 /** What a session reads from the server that created it. */
@@ -98,7 +98,10 @@ export class ServerSession {
     this.transport = transport;
     this.core = core;
     this.logLevel = core.defaultLogLevel;
-    this.peer = new JsonRpcPeer(transport, { ...peerOptions, batchesAllowed: () => allowsBatches(this.version) });
+    // copyFields, not spread: a stateless POST makes a session each (docs/decisions.md 160).
+    const options: PeerOptions = copyFields({}, peerOptions);
+    options.batchesAllowed = () => allowsBatches(this.version);
+    this.peer = new JsonRpcPeer(transport, options);
     this.peer.onclose = (reason) => {
       this.subscriptions.clear();
       core.detach(this);

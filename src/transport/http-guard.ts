@@ -12,6 +12,7 @@ import type { Socket } from "node:net";
 import { ErrorCode, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcId } from "../jsonrpc/message.ts";
 import { formatSseComment } from "../jsonrpc/sse.ts";
+import { copyFields } from "../util/object.ts";
 
 export interface HttpGuardOptions {
   /**
@@ -90,7 +91,10 @@ export function splitTarget(target: string | undefined): { path: string; query: 
 /** Writes a complete JSON reply (with its length, so the connection stays reusable). */
 export function sendJson(res: ServerResponse, status: number, body: string, headers?: OutgoingHttpHeaders): void {
   const length = Buffer.byteLength(body);
-  res.writeHead(status, headers ? { ...headers, "content-type": "application/json", "content-length": length } : { "content-type": "application/json", "content-length": length });
+  const all: OutgoingHttpHeaders = headers ? copyFields({}, headers) : {};
+  all["content-type"] = "application/json";
+  all["content-length"] = length;
+  res.writeHead(status, all);
   res.end(body);
 }
 
@@ -105,7 +109,7 @@ export function isWritable(res: ServerResponse | undefined): res is ServerRespon
 /** Starts a 200 `text/event-stream` reply and sends its headers at once. */
 export function startEventStream(res: ServerResponse, headers?: OutgoingHttpHeaders): void {
   const base = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform" };
-  res.writeHead(200, headers ? { ...base, ...headers } : base);
+  res.writeHead(200, headers ? copyFields(base, headers) : base);
   res.flushHeaders();
 }
 

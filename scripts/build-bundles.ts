@@ -37,14 +37,14 @@ const COMMON = {
 } satisfies esbuild.BuildOptions;
 
 /**
- * The CLI's chunks are ASCII (esbuild writes `\u2026` for `…`): one such character made Node
- * decode a whole chunk as UTF-16 and V8 compile it as a two-byte string. The server bundle
- * keeps it: its one `…` makes its source a two-byte string larger than V8's largest young
- * object, so it is allocated outside the young generation; as ASCII it stays inside, and a
- * start then sometimes pays a scavenge it otherwise does not (docs/decisions.md 150).
+ * Every output is ASCII (esbuild writes `\u2026` for `…`): one such character makes Node decode
+ * the whole file as UTF-8 into a two-byte string, which V8 then scans and compiles as two-byte
+ * source. The server bundle was long kept as UTF-8, because its ASCII source was a one-byte
+ * string just under V8's largest young-generation object and brought a scavenge into some
+ * starts; at 130 KB it is past that size, and ASCII starts it ~2 ms sooner (docs/decisions.md
+ * 150, 161).
  */
-const CLI_CHARSET = "ascii";
-const SERVER_CHARSET = "utf8";
+const CHARSET = "ascii";
 
 /** Modules the server bundle imports from the per-file build instead of holding them (see the header). */
 const PER_FILE = [join("src", "jsonrpc", "errors.ts"), join("src", "schema", "validate.ts")];
@@ -84,7 +84,7 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
     ...COMMON,
     absWorkingDir: root,
     entryPoints: { main: "src/cli/main.ts", "demo-server": "src/cli/demo-server.ts" },
-    charset: CLI_CHARSET,
+    charset: CHARSET,
     splitting: true,
     chunkNames: "chunk-[hash]",
     outdir: join(outDir, "cli"),
@@ -92,7 +92,7 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
   const server = await esbuild.build({
     ...COMMON,
     absWorkingDir: root,
-    charset: SERVER_CHARSET,
+    charset: CHARSET,
     entryPoints: { "server-stdio": "src/server-stdio.ts" },
     outdir: outDir,
     plugins: [keepPerFile],

@@ -140,8 +140,10 @@ describe("the bundles of npm run build", { timeout: 300_000 }, () => {
     }
   });
 
-  test("the server bundle imports the shared error classes, and the validator when first needed, from the per-file build", () => {
+  test("the server bundle imports the shared error classes, and the validator when first needed, from the per-file build; it is ASCII", () => {
     const server = outputs.find((o) => o.file === "server-stdio.js")!;
+    // Written as ASCII, a start decodes it as one-byte source (docs/decisions.md 161).
+    assert.ok(!/[^\x00-\x7f]/.test(readFileSync(join(dist, server.file), "utf8")), "server-stdio.js has a non-ASCII character");
     assert.ok(server.modules.includes("src/mcp/server.ts") && server.modules.includes("src/transport/stdio-server.ts"));
     assert.deepEqual(server.modules.filter((m) => m.startsWith("src/jsonrpc/errors") || m.startsWith("src/schema/")), []);
     assert.deepEqual({ imports: server.imports, lazyImports: server.lazyImports }, { imports: ["./src/jsonrpc/errors.js"], lazyImports: ["./src/schema/validate.js"] });

@@ -3,10 +3,20 @@
  * made by esbuild, where start-up is the product (docs/decisions.md 45, 79). The
  * per-file `tsc` output under dist/src/ stays the layout of the library's subpaths.
  *
- *   dist/cli/main.js          the `mcp-bridge` bin. Each command stays in chunks of its own,
- *   dist/cli/chunk-*.js       loaded when it runs (esbuild's code splitting: automatic, and a
- *   dist/cli/demo-server.js   module is in exactly one chunk). The demo's servers are an entry
- *                             of the same build, so dist/cli/ resolves `./demo-server.js` and
+ *   dist/cli/main.js          the `mcp-bridge` bin, in two esbuild builds with code splitting
+ *   dist/cli/chunk-*.js       (each command's code loads when it runs). The main build holds
+ *   dist/cli/cli-shared.js    main and the commands that talk to one server (inspect, call,
+ *                             read, prompt, complete), whose start is the one users wait on.
+ *   dist/cli/<command>.js     The other commands (demo, acp-agent, serve, shim, vendor, auth)
+ *   dist/cli/demo-server.js   and the demo's servers are entries of a second build, so that
+ *                             the modules they share with the first do not split its chunks
+ *                             further: every chunk a start loads costs Node ~0.3 ms
+ *                             (docs/decisions.md 162). Modules whose identity or state main
+ *                             shares with every command (the error classes, the usage error,
+ *                             the failure report, the open clients) have one home, the first
+ *                             build, and the second imports them from its `cli-shared.js`
+ *                             entry; no module is loaded twice by any command (a test checks
+ *                             each). dist/cli/ resolves `./demo-server.js` and
  *                             `../cli/main.js` as dist/src/cli/ does.
  *   dist/server-stdio.js      `mcp-bridge/server/stdio`: McpServer and the stdio server
  *                             transport in one file. Two modules stay the package's per-file
@@ -49,8 +59,51 @@ const CHARSET = "ascii";
 /** Modules the server bundle imports from the per-file build instead of holding them (see the header). */
 const PER_FILE = [join("src", "jsonrpc", "errors.ts"), join("src", "schema", "validate.ts")];
 
+/** Commands of src/cli/ that main imports from the CLI's second build (see the header). */
+export const APART_COMMANDS = ["demo", "acp-agent", "serve", "shim", "vendor", "auth-command"] as const;
+
+/**
+ * The modules both CLI builds use as one instance, re-exported by the main build's
+ * `cli-shared.js`: the error classes, the usage error and the failure report (main's report
+ * tells them apart with `instanceof`), the open clients (main closes them when stdout breaks),
+ * and what those import.
+ */
+export const CLI_SHARED = ["src/jsonrpc/errors.ts", "src/cli/args.ts", "src/cli/format.ts", "src/cli/report.ts", "src/cli/open-clients.ts"];
+
+/** The `cli-shared` entry: a module made by the build that re-exports {@link CLI_SHARED}. */
+const SHARED_ENTRY = "mcp-bridge:cli-shared";
+
+function sharedEntry(root: string): esbuild.Plugin {
+  return {
+    name: "cli-shared",
+    setup(build) {
+      build.onResolve({ filter: /^mcp-bridge:cli-shared$/ }, () => ({ path: SHARED_ENTRY, namespace: "cli-shared" }));
+      build.onLoad({ filter: /.*/, namespace: "cli-shared" }, () => ({
+        contents: CLI_SHARED.map((file) => `export * from ${JSON.stringify(resolve(root, file))};`).join("\n"),
+        resolveDir: root,
+        loader: "ts",
+      }));
+    },
+  };
+}
+
+/** Imports of a module for which `target` names a file of dist/cli/ are left as imports of that file. */
+function redirect(name: string, target: (path: string) => string | undefined): esbuild.Plugin {
+  return {
+    name,
+    setup(build) {
+      build.onResolve({ filter: /\.ts$/ }, (args) => {
+        const file = target(resolve(args.resolveDir, args.path));
+        return file === undefined ? undefined : { path: file, external: true };
+      });
+    },
+  };
+}
+
 /** Each bundle written: its path relative to the output directory, and its size in bytes. */
 export interface BundleOutput {
+  /** Which esbuild build wrote it: the CLI's main one, the CLI's commands built apart, or the server's. */
+  build: "cli-main" | "cli-apart" | "server";
   file: string;
   bytes: number;
   /** Modules of src/ in this file, relative to the repository. */
@@ -80,14 +133,28 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
   };
   // Chunk names change with their content: chunks of an earlier build must not be packed.
   await rm(join(outDir, "cli"), { recursive: true, force: true });
-  const cli = await esbuild.build({
+  const cliDir = join(outDir, "cli");
+  const apart = new Map(APART_COMMANDS.map((name) => [resolve(root, "src", "cli", `${name}.ts`), `./${name}.js`]));
+  const shared = new Set(CLI_SHARED.map((file) => resolve(root, file)));
+  const main = await esbuild.build({
     ...COMMON,
     absWorkingDir: root,
-    entryPoints: { main: "src/cli/main.ts", "demo-server": "src/cli/demo-server.ts" },
+    entryPoints: { main: "src/cli/main.ts", "cli-shared": SHARED_ENTRY },
     charset: CHARSET,
     splitting: true,
     chunkNames: "chunk-[hash]",
-    outdir: join(outDir, "cli"),
+    outdir: cliDir,
+    plugins: [sharedEntry(root), redirect("commands built apart", (path) => apart.get(path))],
+  });
+  const commands = await esbuild.build({
+    ...COMMON,
+    absWorkingDir: root,
+    entryPoints: { ...Object.fromEntries(APART_COMMANDS.map((name) => [name, `src/cli/${name}.ts`])), "demo-server": "src/cli/demo-server.ts" },
+    charset: CHARSET,
+    splitting: true,
+    chunkNames: "chunk-[hash]",
+    outdir: cliDir,
+    plugins: [redirect("shared with the main build", (path) => (shared.has(path) ? "./cli-shared.js" : undefined))],
   });
   const server = await esbuild.build({
     ...COMMON,
@@ -97,18 +164,19 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
     outdir: outDir,
     plugins: [keepPerFile],
   });
-  return [...describe(cli.metafile, root, outDir), ...describe(server.metafile, root, outDir)];
+  return [...describe("cli-main", main.metafile, root, outDir), ...describe("cli-apart", commands.metafile, root, outDir), ...describe("server", server.metafile, root, outDir)];
 }
 
-function describe(meta: esbuild.Metafile, root: string, outDir: string): BundleOutput[] {
+function describe(build: BundleOutput["build"], meta: esbuild.Metafile, root: string, outDir: string): BundleOutput[] {
   const rel = (file: string): string => relative(outDir, resolve(root, file));
   const files = (imports: esbuild.Metafile["outputs"][string]["imports"]): string[] => [
     ...new Set(imports.filter((i) => !i.path.startsWith("node:")).map((i) => (i.external ? i.path : rel(i.path)))),
   ];
   return Object.entries(meta.outputs).map(([file, out]) => ({
+    build,
     file: rel(file),
     bytes: out.bytes,
-    modules: Object.keys(out.inputs).sort(),
+    modules: Object.keys(out.inputs).filter((m) => m.startsWith("src/")).sort(),
     imports: files(out.imports.filter((i) => i.kind === "import-statement")),
     lazyImports: files(out.imports.filter((i) => i.kind === "dynamic-import")),
   }));

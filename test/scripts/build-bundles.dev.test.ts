@@ -15,7 +15,7 @@ import { resourceNotFoundCode } from "../helpers/era.ts";
 import ts from "typescript";
 import { McpClient } from "../../src/mcp/client.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
-import type { BundleOutput } from "../../scripts/build-bundles.ts";
+import { APART_COMMANDS, type BundleOutput } from "../../scripts/build-bundles.ts";
 import { ROOT, waitGone } from "../e2e/helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-bundles-"));
@@ -70,29 +70,52 @@ describe("the bundles of npm run build", { timeout: 300_000 }, () => {
     for (const name of ["McpServer", "StdioServerTransport", "RpcError", "ErrorCode"]) assert.ok(declaredValues(join(dist, "src/server-stdio.d.ts")).includes(name), name);
   });
 
-  test("the CLI starts with no command loaded; every module is in exactly one chunk", () => {
+  test("the CLI starts with no command loaded; every module is in exactly one chunk of its build, and no command loads a module twice", () => {
     const cli = outputs.filter((o) => o.file.startsWith("cli/"));
     const byFile = new Map(cli.map((o) => [o.file, o]));
-    const atStart = new Set<string>();
-    const visit = (file: string): void => {
-      if (atStart.has(file)) return;
-      atStart.add(file);
-      for (const next of byFile.get(file)?.imports ?? []) visit(next);
+    // A file of dist/cli/ as a path of the outputs: the commands built apart are imported as `./x.js`.
+    const output = (ref: string): string => (ref.startsWith("./") ? `cli/${ref.slice(2)}` : ref);
+    const closure = (files: readonly string[], lazy: boolean, skip: (file: string) => boolean = () => false): Set<string> => {
+      const seen = new Set<string>();
+      const visit = (file: string): void => {
+        if (seen.has(file) || skip(file)) return;
+        seen.add(file);
+        const o = byFile.get(file);
+        assert.ok(o, `${file} is imported but was not written`);
+        for (const next of [...o.imports, ...(lazy ? o.lazyImports : [])]) visit(output(next));
+      };
+      for (const f of files) visit(f);
+      return seen;
     };
-    visit("cli/main.js");
-    const loaded = [...atStart].flatMap((f) => byFile.get(f)!.modules);
-    assert.ok(loaded.includes("src/cli/main.ts") && loaded.includes("src/cli/args.ts"), loaded.join(", "));
-    for (const command of ["inspect", "call", "demo", "acp-agent", "shim", "read", "prompt", "complete"]) {
-      assert.ok(!loaded.includes(`src/cli/${command}.ts`), `${command} is loaded at start`);
+    const modulesOf = (files: Iterable<string>): string[] => [...files].flatMap((f) => byFile.get(f)!.modules);
+    const atStart = modulesOf(closure(["cli/main.js"], false));
+    assert.ok(atStart.includes("src/cli/main.ts") && atStart.includes("src/cli/args.ts"), atStart.join(", "));
+    for (const command of ["inspect", "call", "demo", "acp-agent", "shim", "serve", "vendor", "auth-command", "read", "prompt", "complete"]) {
+      assert.ok(!atStart.includes(`src/cli/${command}.ts`), `${command} is loaded at start`);
     }
-    const homes = new Map<string, string[]>();
-    for (const o of cli) for (const m of o.modules) homes.set(m, [...(homes.get(m) ?? []), o.file]);
-    assert.deepEqual([...homes].filter(([, files]) => files.length > 1), [], "modules in more than one chunk");
+    for (const build of ["cli-main", "cli-apart"] as const) {
+      const homes = new Map<string, string[]>();
+      for (const o of cli.filter((c) => c.build === build)) for (const m of o.modules) homes.set(m, [...(homes.get(m) ?? []), o.file]);
+      assert.deepEqual([...homes].filter(([, files]) => files.length > 1), [], `modules in more than one chunk of ${build}`);
+    }
+    // A command built apart runs beside what main loads (its start, the failure report, the
+    // open clients, cli-shared.js): together they must not hold a module twice, or an error
+    // class or the open clients would exist twice in one process.
+    const mainBuild = cli.filter((o) => o.build === "cli-main");
+    const homeOf = (module: string): string => mainBuild.find((o) => o.modules.includes(module))!.file;
+    const mainSide = closure(["cli/main.js", homeOf("src/cli/report.ts"), homeOf("src/cli/open-clients.ts"), "cli/cli-shared.js"], false);
+    for (const command of APART_COMMANDS) {
+      const own = closure([`cli/${command}.js`], true, (file) => mainSide.has(file));
+      assert.ok([...own].every((f) => byFile.get(f)!.build === "cli-apart"), `${command} loads a file of the main build beyond cli-shared.js`);
+      const all = modulesOf([...mainSide, ...own]);
+      assert.deepEqual(all.filter((m, i) => all.indexOf(m) !== i), [], `${command} loads a module twice`);
+      assert.ok(all.includes(`src/cli/${command}.ts`), command);
+    }
     assert.ok(byFile.has("cli/demo-server.js"), "the demo's servers are built beside the CLI");
   });
 
   test("inspect loads what spawning a stdio server needs with its chunks: not the client, the peer, the config parsers, the output-schema check or the stateless client; the CLI's chunks are ASCII", () => {
-    const cli = outputs.filter((o) => o.file.startsWith("cli/"));
+    const cli = outputs.filter((o) => o.build === "cli-main");
     const byModule = new Map(cli.flatMap((o) => o.modules.map((m) => [m, o] as const)));
     const byFile = new Map(cli.map((o) => [o.file, o]));
     const loaded = new Set<string>();
@@ -115,7 +138,7 @@ describe("the bundles of npm run build", { timeout: 300_000 }, () => {
   });
 
   test("the early spawn loads the stdio transport and the argument checks, not the command's modules; the stateless client loads only after the era probe", () => {
-    const cli = outputs.filter((o) => o.file.startsWith("cli/"));
+    const cli = outputs.filter((o) => o.build === "cli-main");
     const byModule = new Map(cli.flatMap((o) => o.modules.map((m) => [m, o] as const)));
     const byFile = new Map(cli.map((o) => [o.file, o]));
     /** The modules of the chunk holding `module` and of every chunk it imports statically. */

@@ -14,9 +14,24 @@ const SNIPPET_BYTES = 8192;
 /** Bodies nobody reads (202, ignored replies) are drained up to this size, then dropped. */
 const DRAIN_BYTES = 64 * 1024;
 
+/**
+ * The first value of header `name` (lower-case) of a response, read from `rawHeaders`: the
+ * `headers` object Node builds on first use costs ~1 us per response on Node 20, five times
+ * this scan, and a call reads two headers of it (docs/decisions.md 163). Node keeps the first
+ * value of a repeated `content-type` or `content-length` too.
+ */
+export function responseHeader(res: http.IncomingMessage, name: string): string | undefined {
+  const raw = res.rawHeaders;
+  for (let i = 0; i < raw.length - 1; i += 2) {
+    const key = raw[i]!;
+    if (key.length === name.length && (key === name || key.toLowerCase() === name)) return raw[i + 1];
+  }
+  return undefined;
+}
+
 /** The media type of a response, lower-cased, without parameters. */
 export function mediaType(res: http.IncomingMessage): string {
-  const ct = res.headers["content-type"];
+  const ct = responseHeader(res, "content-type");
   if (ct === undefined) return "";
   const semi = ct.indexOf(";");
   return (semi === -1 ? ct : ct.slice(0, semi)).trim().toLowerCase();
@@ -34,7 +49,7 @@ export function limitError(what: string, maxBytes: number): BridgeError {
  */
 export function readBody(call: HttpCall, res: http.IncomingMessage, maxBytes: number, what: string | (() => string)): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const declared = Number(res.headers["content-length"]);
+    const declared = Number(responseHeader(res, "content-length"));
     if (declared > maxBytes) {
       call.abort(limitError(nameOf(what), maxBytes));
       reject(call.abortReason);

@@ -174,8 +174,9 @@ export class HttpCall {
     });
     req.on("response", (res) => {
       const status = res.statusCode ?? 0;
-      const location = res.headers.location;
-      if (status >= 300 && status < 400 && location !== undefined) {
+      // Only a redirect reads `headers`, which Node builds on first use (docs/decisions.md 163).
+      const location = status >= 300 && status < 400 ? res.headers.location : undefined;
+      if (location !== undefined) {
         res.resume();
         const next = this.redirectTarget(url, status, location, hops);
         if (next instanceof Error) {

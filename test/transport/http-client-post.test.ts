@@ -194,6 +194,44 @@ describe("StreamableHttpClientTransport: the POST path", () => {
   });
 });
 
+describe("StreamableHttpClientTransport: response headers, read from rawHeaders", () => {
+  it("takes a media type whatever the case of its name and value, and the first of two Content-Type headers, as Node would", async () => {
+    const s = await serve((req, res) => {
+      const body = JSON.stringify(result((req.json as { id: number }).id, { ok: true }));
+      res.writeHead(200, ["Content-Type", "Application/JSON; charset=utf-8", "CONTENT-LENGTH", String(Buffer.byteLength(body)), "content-type", "text/plain"]);
+      res.end(body);
+    });
+    const t = client(`${s.origin}/mcp`);
+    const r = record(t);
+    await t.send(request(1, "tools/list"));
+    assert.deepEqual(r.messages, [result(1, { ok: true })]);
+    await t.close();
+  });
+
+  it("refuses a body whose Content-Length, in any case, declares more than the limit, before reading it", async () => {
+    const big = JSON.stringify({ big: "x".repeat(64 * 1024) });
+    const s = await serve((_req, res) => {
+      res.writeHead(200, ["Content-Type", "application/json", "Content-Length", String(big.length)]);
+      res.end(big);
+    });
+    const t = client(`${s.origin}/mcp`, { maxBodyBytes: 16 * 1024 });
+    await assert.rejects(t.send(request(1, "tools/list")), bridgeError("LIMIT_EXCEEDED", /16384 bytes/));
+    await s.allClosed();
+  });
+
+  it("follows a 307 with a Location header written in any case", async () => {
+    const s = await serve((req, res) => {
+      if (req.url === "/old") return void res.writeHead(307, ["LOCATION", "/mcp"]).end();
+      sendJson(res, result((req.json as { id: number }).id, { moved: true }));
+    });
+    const t = client(`${s.origin}/old`);
+    const r = record(t);
+    await t.send(request(1, "tools/list"));
+    assert.deepEqual(r.messages, [result(1, { moved: true })]);
+    await t.close();
+  });
+});
+
 describe("StreamableHttpClientTransport: limits", () => {
   const big = "x".repeat(64 * 1024);
 

@@ -41,8 +41,6 @@ export interface SessionCore extends StatelessCore {
   readonly defaultLogLevel: LoggingLevel;
   /** The capabilities to declare to a client initializing now. */
   capabilities(): ServerCapabilities;
-  /** The session ended; forget it. */
-  detach(session: ServerSession): void;
 }
 
 /**
@@ -79,6 +77,8 @@ export class ServerSession {
   oninitialized?: () => void;
   /** Called on `notifications/roots/list_changed`; call {@link listRoots} to read them. */
   onRootsChanged?: () => void;
+  /** @internal Set by McpServer: takes this session off its roster once the session ends. */
+  leave: (() => void) | undefined;
 
   private version: string | undefined;
   private client: Implementation | undefined;
@@ -104,7 +104,7 @@ export class ServerSession {
     this.peer = new JsonRpcPeer(transport, options);
     this.peer.onclose = (reason) => {
       this.subscriptions.clear();
-      core.detach(this);
+      this.leave?.();
       this.onclose?.(reason);
     };
     const preset = (transport as PreinitializedTransport).initializedProtocolVersion;

@@ -11,7 +11,7 @@
  */
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { JsonRpcPeer, RequestContext } from "../jsonrpc/peer.ts";
-import type { JsonRpcId } from "../jsonrpc/message.ts";
+import { IdTable, type JsonRpcId } from "../jsonrpc/message.ts";
 import { isPlainObject } from "../util/object.ts";
 import { EraMeta, eraResult, missingCapability, readRequestMeta, type CacheHints, type StatelessRequestMeta } from "./era-meta.ts";
 import { InputRequired, InputRound, type InputRequest } from "./input-round.ts";
@@ -79,7 +79,8 @@ const SERVED: ReadonlyMap<string, boolean> = new Map([
 ]);
 
 export class StatelessExchange {
-  private readonly scopes = new Map<JsonRpcId, Scope>();
+  /** By request id; an IdTable, whose one-entry slot makes the usual single request allocate nothing. */
+  private readonly scopes = new IdTable<Scope>();
   private readonly listening = new Map<JsonRpcId, Listening>();
   private readonly peer: JsonRpcPeer;
   private readonly core: StatelessCore;
@@ -107,7 +108,7 @@ export class StatelessExchange {
 
   private scope(id: JsonRpcId | undefined): Scope | undefined {
     if (id !== undefined) return this.scopes.get(id);
-    return this.scopes.size === 1 ? this.scopes.values().next().value : undefined;
+    return this.scopes.size === 1 ? this.scopes.values()[0] : undefined;
   }
 
   /**

@@ -33,6 +33,7 @@ import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "./version
 import type { CacheHints } from "./era-meta.ts";
 import { RequestStateSeal } from "./request-state.ts";
 import type { ServerProvider, Middleware, ServedFeatures } from "./provider-types.ts";
+import { Roster } from "../util/roster.ts";
 
 export { ServerSession } from "./server-session.ts";
 export type { InputOptions } from "./server-context.ts";
@@ -121,7 +122,7 @@ export class McpServer {
   readonly info: Implementation;
   private readonly options: McpServerOptions;
   private readonly registry: ServerRegistry;
-  private readonly live = new Set<ServerSession>();
+  private readonly live = new Roster<ServerSession>();
   private readonly core: SessionCore & { features: ServedFeatures; contextOf: SessionCore["contextOf"] };
   /** Set when providers or middleware were given: the module serving them, loaded by the first connect. */
   private serving: Promise<void> | undefined;
@@ -152,7 +153,6 @@ export class McpServer {
       seal: new RequestStateSeal(),
       cache: cacheHints(options.cache),
       capabilities: () => this.capabilities(),
-      detach: (s) => this.live.delete(s),
     };
     this.providerTimeoutMs = options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
     if (!Number.isInteger(this.providerTimeoutMs) || this.providerTimeoutMs < 1) {
@@ -160,9 +160,9 @@ export class McpServer {
     }
   }
 
-  /** Sessions currently connected. */
+  /** Sessions currently connected: a snapshot, taken at each read. */
   get sessions(): ReadonlySet<ServerSession> {
-    return this.live;
+    return new Set(this.live.toArray());
   }
 
   /**
@@ -207,7 +207,7 @@ export class McpServer {
 
   /** Sends `notifications/resources/updated` to every session subscribed to `uri`. */
   async notifyResourceUpdated(uri: string): Promise<void> {
-    await Promise.all([...this.live].map((s) => s.notifyResourceUpdated(uri)));
+    await Promise.all(this.live.toArray().map((s) => s.notifyResourceUpdated(uri)));
   }
 
   /**
@@ -219,11 +219,12 @@ export class McpServer {
     if (this.options.providers?.length || this.options.middleware?.length) await (this.serving ??= this.loadServing());
     if (this.closed) throw new BridgeError("CLOSED", "McpServer is closed");
     const session = new ServerSession(transport, this.core, this.options.peerOptions);
-    this.live.add(session);
+    // A roster, not a Set: a stateless POST's session joins and leaves it per request (docs/decisions.md 164).
+    session.leave = this.live.add(session);
     try {
       await session.start();
     } catch (err) {
-      this.live.delete(session);
+      session.leave();
       await session.close();
       throw err;
     }
@@ -237,7 +238,7 @@ export class McpServer {
     this.unsubscribe = undefined;
     if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    await Promise.all([...this.live].map((s) => s.close()));
+    await Promise.all(this.live.toArray().map((s) => s.close()));
   }
 
   /**
@@ -286,7 +287,7 @@ export class McpServer {
       const lists = [...this.changedLists];
       this.changedLists.clear();
       // Sessions not yet initialized skip it: they were told no capabilities yet.
-      for (const s of this.live) for (const l of lists) void s.sendListChanged(l);
+      for (const s of this.live.toArray()) for (const l of lists) void s.sendListChanged(l);
     }, 0);
   }
 }

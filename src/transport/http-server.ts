@@ -42,6 +42,7 @@ import { ProtectedResource, samePrincipal, scopedMessages, type AuthInfo, type P
 import { closeHttpServer, createHttpServer, listenAt, startSession, type OnSession } from "./http-serve.ts";
 import { StreamableHttpSessionTransport } from "./http-session.ts";
 import { SessionTable, type SessionEntry } from "./http-session-table.ts";
+import { Roster } from "../util/roster.ts";
 
 export { StreamableHttpSessionTransport } from "./http-session.ts";
 
@@ -102,7 +103,7 @@ export class StreamableHttpServer {
   private readonly allow: string;
   private readonly sessions: SessionTable;
   /** Stateless transports still serving their POST. */
-  private readonly transient = new Set<StreamableHttpSessionTransport>();
+  private readonly transient = new Roster<StreamableHttpSessionTransport>();
   private server: Server | undefined;
   private closed = false;
 
@@ -184,7 +185,7 @@ export class StreamableHttpServer {
   /** Terminates every session, closes their streams and the listener (if `listen` was used). */
   async close(): Promise<void> {
     this.closed = true;
-    const all = [...this.sessions.transports(), ...this.transient];
+    const all = [...this.sessions.transports(), ...this.transient.toArray()];
     await Promise.all(all.map((t) => t.close()));
     if (this.server) await closeHttpServer(this.server);
   }
@@ -265,6 +266,7 @@ export class StreamableHttpServer {
     authInfo: AuthInfo | undefined,
     era?: IncomingMessage,
   ): Promise<void> {
+    let leave = (): void => undefined;
     const transport: StreamableHttpSessionTransport = new StreamableHttpSessionTransport({
       sessionId: undefined,
       stateless: true,
@@ -273,9 +275,10 @@ export class StreamableHttpServer {
       statusOf: era ? statelessStatus : undefined,
       requestHeaders: era?.headers,
       authInfo,
-      onEnd: () => this.transient.delete(transport),
+      onEnd: () => leave(),
     });
-    this.transient.add(transport);
+    // A roster, not a Set: a transport joins and leaves it per POST (docs/decisions.md 164).
+    leave = this.transient.add(transport);
     if (!(await this.connect(transport, res))) return;
     transport.acceptPost(res, value, shape.ids);
   }

@@ -39,8 +39,12 @@ export class Exchange implements StreamState {
   call: HttpCall | undefined = undefined;
   timer: ReturnType<typeof setTimeout> | undefined = undefined;
   authRetried = false;
-  /** The requests still waiting for their responses. */
-  readonly ids: Set<JsonRpcId>;
+  /**
+   * The request still waiting for its response, in an exchange of one (the usual case: no Set
+   * to build and empty per request, docs/decisions.md 164); a batch's are in {@link batch}.
+   */
+  private oneId: JsonRpcId | undefined;
+  private readonly batch: Set<JsonRpcId> | undefined;
   done = false;
   readonly promise: Promise<void>;
   resolve!: () => void;
@@ -61,13 +65,31 @@ export class Exchange implements StreamState {
     this.method = method;
     this.swallow = swallow;
     this.fixedLabel = fixedLabel;
-    this.ids = new Set(ids);
+    if (ids.length === 1) this.oneId = ids[0];
+    else this.batch = new Set(ids);
     this.firstId = ids[0];
     this.count = ids.length;
     this.promise = new Promise<void>((res, rej) => {
       this.resolve = res;
       this.reject = rej;
     });
+  }
+
+  /** The ids still waiting for their responses. */
+  waitingIds(): JsonRpcId[] {
+    if (this.batch !== undefined) return [...this.batch];
+    return this.oneId === undefined ? [] : [this.oneId];
+  }
+
+  /** How many responses are still to come. */
+  get waiting(): number {
+    return this.batch !== undefined ? this.batch.size : this.oneId === undefined ? 0 : 1;
+  }
+
+  /** Takes `id` off the waiting list (its response came, or it was cancelled). */
+  settle(id: JsonRpcId): void {
+    if (this.batch !== undefined) this.batch.delete(id);
+    else if (this.oneId === id) this.oneId = undefined;
   }
 
   /** How errors and logs name the exchange; built on demand (most exchanges never need it). */
@@ -115,7 +137,7 @@ export class ReplyStreams {
 
   /** Registers an exchange's requests; it settles when all of them have their responses. */
   track(ex: Exchange): Exchange {
-    for (const id of ex.ids) this.exchanges.set(id, ex);
+    for (const id of ex.waitingIds()) this.exchanges.set(id, ex);
     return ex;
   }
 
@@ -123,7 +145,7 @@ export class ReplyStreams {
   finish(ex: Exchange, err?: Error): void {
     if (ex.done) return;
     ex.done = true;
-    for (const id of ex.ids) if (this.exchanges.get(id) === ex) this.exchanges.delete(id);
+    for (const id of ex.waitingIds()) if (this.exchanges.get(id) === ex) this.exchanges.delete(id);
     if (ex.timer !== undefined) clearTimeout(ex.timer);
     if (err) {
       ex.call?.abort(err);
@@ -145,9 +167,9 @@ export class ReplyStreams {
   cancelled(id: JsonRpcId): void {
     const ex = this.exchanges.get(id);
     if (!ex) return;
-    ex.ids.delete(id);
+    ex.settle(id);
     this.exchanges.delete(id);
-    if (ex.ids.size === 0) this.finish(ex, new BridgeError("CANCELLED", `${ex.label} was cancelled`));
+    if (ex.waiting === 0) this.finish(ex, new BridgeError("CANCELLED", `${ex.label} was cancelled`));
   }
 
   /** Hands a message on, then settles the exchange its response completes. */
@@ -173,9 +195,9 @@ export class ReplyStreams {
   }
 
   private answered(ex: Exchange, id: JsonRpcId): void {
-    ex.ids.delete(id);
+    ex.settle(id);
     this.exchanges.delete(id);
-    if (ex.ids.size === 0) this.finish(ex);
+    if (ex.waiting === 0) this.finish(ex);
   }
 
   /**

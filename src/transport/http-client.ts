@@ -316,7 +316,8 @@ export class StreamableHttpClientTransport implements Transport {
     const answer = await refusalReply(call, res, "POST", this.base.url, ex.label);
     if ("error" in answer) throw answer.error;
     // An error without an id (allowed when the server could not read one) answers this POST.
-    const id = answer.reply.id ?? (ex.ids.size === 1 ? ex.ids.values().next().value : undefined);
+    const waiting = ex.waitingIds();
+    const id = answer.reply.id ?? (waiting.length === 1 ? waiting[0] : undefined);
     this.streams.deliver({ ...answer.reply, id });
     if (!ex.done) throw new BridgeError("HTTP_ERROR", `reply to ${ex.label} (${res.statusCode}) was an error for another request`, { details: { status: res.statusCode } });
   }

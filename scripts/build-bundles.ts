@@ -87,7 +87,7 @@ function sharedEntry(root: string): esbuild.Plugin {
   };
 }
 
-/** Imports of a module for which `target` names a file of dist/cli/ are left as imports of that file. */
+/** Imports of a module for which `target` names an output file are left as imports of that file. */
 function redirect(name: string, target: (path: string) => string | undefined): esbuild.Plugin {
   return {
     name,
@@ -122,15 +122,6 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
   const sharedErrors = join(outDir, "src", "jsonrpc", "errors.js");
   if (!existsSync(sharedErrors)) throw new Error(`${sharedErrors} is missing: run tsc -p tsconfig.build.json first`);
   const perFile = new Map(PER_FILE.map((file) => [resolve(root, file), `./${file.split(sep).join("/").replace(/\.ts$/, ".js")}`]));
-  const keepPerFile: esbuild.Plugin = {
-    name: "per-file",
-    setup(build) {
-      build.onResolve({ filter: /\.ts$/ }, (args) => {
-        const target = perFile.get(resolve(args.resolveDir, args.path));
-        return target === undefined ? undefined : { path: target, external: true };
-      });
-    },
-  };
   // Chunk names change with their content: chunks of an earlier build must not be packed.
   await rm(join(outDir, "cli"), { recursive: true, force: true });
   const cliDir = join(outDir, "cli");
@@ -162,7 +153,7 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
     charset: CHARSET,
     entryPoints: { "server-stdio": "src/server-stdio.ts" },
     outdir: outDir,
-    plugins: [keepPerFile],
+    plugins: [redirect("per-file", (path) => perFile.get(path))],
   });
   return [...describe("cli-main", main.metafile, root, outDir), ...describe("cli-apart", commands.metafile, root, outDir), ...describe("server", server.metafile, root, outDir)];
 }

@@ -74,7 +74,8 @@ export function readBody(call: HttpCall, res: http.IncomingMessage, maxBytes: nu
       done = true;
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     });
-    res.on("error", () => undefined); // the 'close' below reports it
+    // No 'error' listener: a response emits 'error' only when it has one (Node 20-26,
+    // IncomingMessage's destroy), and the 'close' below reports the failure either way.
     res.on("close", () => {
       if (done) return;
       done = true;

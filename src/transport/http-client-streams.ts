@@ -81,6 +81,11 @@ export class Exchange implements StreamState {
     return this.oneId === undefined ? [] : [this.oneId];
   }
 
+  /** The request still waiting in an exchange of one (no list to build for it). */
+  get soleId(): JsonRpcId | undefined {
+    return this.oneId;
+  }
+
   /** How many responses are still to come. */
   get waiting(): number {
     return this.batch !== undefined ? this.batch.size : this.oneId === undefined ? 0 : 1;
@@ -137,7 +142,9 @@ export class ReplyStreams {
 
   /** Registers an exchange's requests; it settles when all of them have their responses. */
   track(ex: Exchange): Exchange {
-    for (const id of ex.waitingIds()) this.exchanges.set(id, ex);
+    const one = ex.soleId;
+    if (one !== undefined) this.exchanges.set(one, ex);
+    else for (const id of ex.waitingIds()) this.exchanges.set(id, ex);
     return ex;
   }
 
@@ -145,7 +152,9 @@ export class ReplyStreams {
   finish(ex: Exchange, err?: Error): void {
     if (ex.done) return;
     ex.done = true;
-    for (const id of ex.waitingIds()) if (this.exchanges.get(id) === ex) this.exchanges.delete(id);
+    // An answered request left the table when its response came; an exchange settled by its
+    // last response (the usual end) has none left to look for.
+    if (ex.waiting > 0) for (const id of ex.waitingIds()) if (this.exchanges.get(id) === ex) this.exchanges.delete(id);
     if (ex.timer !== undefined) clearTimeout(ex.timer);
     if (err) {
       ex.call?.abort(err);

@@ -192,9 +192,10 @@ export class StreamableHttpClientTransport implements Transport {
     const init = method === "initialize";
     if (init) this.initParams = single?.params;
     const ex = this.streams.track(new Exchange(ids, method, false));
+    const auth = this.base.auth;
     // A request cancelled or failed while a token was on its way is not sent after all.
-    const post = () => (ex.done ? Promise.resolve() : this.postRequest(body, init, ex, false, extra));
-    (this.base.auth ? this.base.auth.run(post) : post()).catch((err: Error) => this.streams.finish(ex, err));
+    const sent = auth ? auth.run(() => (ex.done ? Promise.resolve() : this.postRequest(body, init, ex, false, extra))) : this.postRequest(body, init, ex, false, extra);
+    sent.catch((err: Error) => this.streams.finish(ex, err));
     return ex.promise;
   }
 
@@ -406,12 +407,22 @@ export class StreamableHttpClientTransport implements Transport {
 
 /** Ids of the requests in a message or batch (a request has both `method` and `id`). */
 function requestIds(message: JsonRpcMessage | JsonRpcMessage[]): JsonRpcId[] {
+  if (!Array.isArray(message)) {
+    const id = requestId(message);
+    return id === undefined ? [] : [id];
+  }
   const out: JsonRpcId[] = [];
-  for (const m of Array.isArray(message) ? message : [message]) {
-    const r = m as { method?: unknown; id?: unknown };
-    if (typeof r.method === "string" && (typeof r.id === "string" || typeof r.id === "number")) out.push(r.id);
+  for (const m of message) {
+    const id = requestId(m);
+    if (id !== undefined) out.push(id);
   }
   return out;
+}
+
+/** The id of a request (a message with both `method` and `id`). */
+function requestId(message: JsonRpcMessage): JsonRpcId | undefined {
+  const r = message as { method?: unknown; id?: unknown };
+  return typeof r.method === "string" && (typeof r.id === "string" || typeof r.id === "number") ? r.id : undefined;
 }
 
 function closedError(): BridgeError {

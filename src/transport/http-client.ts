@@ -194,7 +194,9 @@ export class StreamableHttpClientTransport implements Transport {
     const ex = this.streams.track(new Exchange(ids, method, false));
     const auth = this.base.auth;
     // A request cancelled or failed while a token was on its way is not sent after all.
-    const sent = auth ? auth.run(() => (ex.done ? Promise.resolve() : this.postRequest(body, init, ex, false, extra))) : this.postRequest(body, init, ex, false, extra);
+    const sent = auth
+      ? auth.run(() => (ex.done ? Promise.resolve() : this.postRequest(body, init, ex, false, extra)))
+      : this.postRequest(body, init, ex, false, extra);
     sent.catch((err: Error) => this.streams.finish(ex, err));
     return ex.promise;
   }

@@ -98,7 +98,7 @@ export interface BenchReport {
   startup: StartupResult;
   raw: SideResult;
   ours: SideResult;
-  /** Import of the client entry points (mcp/client + transport/stdio). */
+  /** Import of the client entry points the README gives (mcp/client + transport/stdio-client). */
   importTime: ImportTimeResult;
   /** Import of the whole library (src/index). */
   importFull: ImportTimeResult;
@@ -200,9 +200,12 @@ function startRunner(work: string, config: RunnerConfig, nodeFlags: readonly str
   return runner;
 }
 
-/** What a stdio MCP client imports: the `./client` and `./transport/stdio` entry points. */
+/**
+ * What a stdio MCP client imports: the `./client` and `./transport/stdio-client` entry points,
+ * as the README's client example does (`./transport/stdio` would add the server side too).
+ */
 function clientModules(base: string, ext: ".ts" | ".js"): string[] {
-  return [join(base, "src", "mcp", `client${ext}`), join(base, "src", "transport", `stdio${ext}`)];
+  return [join(base, "src", "mcp", `client${ext}`), join(base, "src", "transport", `stdio-client${ext}`)];
 }
 
 /** The whole library: `src/index`, which pulls in HTTP, the manager, config and security too. */

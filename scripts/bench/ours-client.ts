@@ -4,7 +4,7 @@
  * start with the same one.
  */
 import { McpClient } from "../../src/mcp/client.ts";
-import { StdioClientTransport } from "../../src/transport/stdio.ts";
+import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import type { BenchClient, ServerCommand } from "./types.ts";
 
 /** Spawns `server` and completes the handshake. */

@@ -19,6 +19,9 @@ import { HttpCall } from "./http-request.ts";
 /** A POST stream still open this long after its last response is dropped. */
 const LINGER_MS = 5_000;
 
+/** What an exchange with nothing left to wait for hands out. */
+const NO_IDS: readonly JsonRpcId[] = [];
+
 /** Resumption state of one SSE stream (a POST's stream continued by GETs, or the GET stream). */
 interface StreamState {
   lastEventId: string;
@@ -44,6 +47,8 @@ export class Exchange implements StreamState {
    * to build and empty per request, docs/decisions.md 164); a batch's are in {@link batch}.
    */
   private oneId: JsonRpcId | undefined;
+  /** `[oneId]`, the list given at construction: handed out while that request waits, never rebuilt. */
+  private readonly oneList: readonly JsonRpcId[] | undefined;
   private readonly batch: Set<JsonRpcId> | undefined;
   done = false;
   readonly promise: Promise<void>;
@@ -65,8 +70,12 @@ export class Exchange implements StreamState {
     this.method = method;
     this.swallow = swallow;
     this.fixedLabel = fixedLabel;
-    if (ids.length === 1) this.oneId = ids[0];
-    else this.batch = new Set(ids);
+    if (ids.length === 1) {
+      this.oneId = ids[0];
+      this.oneList = ids;
+    } else {
+      this.batch = new Set(ids);
+    }
     this.firstId = ids[0];
     this.count = ids.length;
     this.promise = new Promise<void>((res, rej) => {
@@ -75,15 +84,10 @@ export class Exchange implements StreamState {
     });
   }
 
-  /** The ids still waiting for their responses. */
-  waitingIds(): JsonRpcId[] {
+  /** The ids still waiting for their responses (a snapshot; an exchange of one builds no list). */
+  waitingIds(): readonly JsonRpcId[] {
     if (this.batch !== undefined) return [...this.batch];
-    return this.oneId === undefined ? [] : [this.oneId];
-  }
-
-  /** The request still waiting in an exchange of one (no list to build for it). */
-  get soleId(): JsonRpcId | undefined {
-    return this.oneId;
+    return this.oneId === undefined ? NO_IDS : this.oneList!;
   }
 
   /** How many responses are still to come. */
@@ -142,9 +146,7 @@ export class ReplyStreams {
 
   /** Registers an exchange's requests; it settles when all of them have their responses. */
   track(ex: Exchange): Exchange {
-    const one = ex.soleId;
-    if (one !== undefined) this.exchanges.set(one, ex);
-    else for (const id of ex.waitingIds()) this.exchanges.set(id, ex);
+    for (const id of ex.waitingIds()) this.exchanges.set(id, ex);
     return ex;
   }
 
@@ -152,9 +154,7 @@ export class ReplyStreams {
   finish(ex: Exchange, err?: Error): void {
     if (ex.done) return;
     ex.done = true;
-    // An answered request left the table when its response came; an exchange settled by its
-    // last response (the usual end) has none left to look for.
-    if (ex.waiting > 0) for (const id of ex.waitingIds()) if (this.exchanges.get(id) === ex) this.exchanges.delete(id);
+    for (const id of ex.waitingIds()) if (this.exchanges.get(id) === ex) this.exchanges.delete(id);
     if (ex.timer !== undefined) clearTimeout(ex.timer);
     if (err) {
       ex.call?.abort(err);

@@ -58,8 +58,10 @@ export class JsonRpcPeer {
     cancelledReply: ((id: JsonRpcId) => JsonRpcErrorObject) | null;
   };
   private readonly outbound: OutboundRequests;
-  private readonly requestHandlers = new Map<string, RequestHandler>();
-  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  // Made with the first handler: a peer that serves through its fallback handler (a stateless
+  // POST's, made per request) never builds them (docs/decisions.md 171).
+  private requestHandlers: Map<string, RequestHandler> | undefined;
+  private notificationHandlers: Map<string, NotificationHandler> | undefined;
   private readonly inbound: InboundRequests;
   private nextId = 1;
   private isClosed = false;
@@ -115,27 +117,33 @@ export class JsonRpcPeer {
   }
 
   /** Wires the transport and starts it. */
-  async start(): Promise<void> {
+  start(): Promise<void> {
     this.transport.onmessage = (m) => this.receive(m);
     this.transport.onerror = (e) => this.transportError(e);
     this.transport.onclose = (reason) => this.ended(reason);
-    await this.transport.start();
+    try {
+      // The transport's own promise when it gives one (Promise.resolve returns it as it is):
+      // no promise of the peer's per start, and a stateless POST starts a peer each.
+      return Promise.resolve(this.transport.start());
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   setRequestHandler(method: string, handler: RequestHandler): void {
-    this.requestHandlers.set(method, handler);
+    (this.requestHandlers ??= new Map()).set(method, handler);
   }
 
   removeRequestHandler(method: string): void {
-    this.requestHandlers.delete(method);
+    this.requestHandlers?.delete(method);
   }
 
   setNotificationHandler(method: string, handler: NotificationHandler): void {
-    this.notificationHandlers.set(method, handler);
+    (this.notificationHandlers ??= new Map()).set(method, handler);
   }
 
   removeNotificationHandler(method: string): void {
-    this.notificationHandlers.delete(method);
+    this.notificationHandlers?.delete(method);
   }
 
   /**
@@ -295,7 +303,7 @@ export class JsonRpcPeer {
     } else if (method === this.opts.progressMethod) {
       this.outbound.progress(params);
     }
-    const handler = this.notificationHandlers.get(method);
+    const handler = this.notificationHandlers?.get(method);
     try {
       const done = handler ? handler(params) : this.fallbackNotificationHandler?.(method, params);
       if (done instanceof Promise) done.catch((e: unknown) => this.reportHandlerError(method, e));
@@ -305,7 +313,7 @@ export class JsonRpcPeer {
   }
 
   private receiveRequest(req: JsonRpcRequest): Reply | Promise<Reply> {
-    const handler = this.requestHandlers.get(req.method);
+    const handler = this.requestHandlers?.get(req.method);
     if (handler) return this.inbound.run(req, handler);
     const fallback = this.fallbackRequestHandler;
     if (fallback) return this.inbound.run(req, (params, ctx) => fallback(req.method, params, ctx));

@@ -86,7 +86,8 @@ export class ServerSession {
   private declared: ServerCapabilities | undefined;
   private initializedSeen = false;
   private logLevel: LoggingLevel;
-  private readonly subscriptions = new Set<string>();
+  /** Made with the first read or subscription: a stateless POST's session never needs it (docs/decisions.md 171). */
+  private subscriptionSet: Set<string> | undefined;
   /** Set on a session of the stateless era (docs/decisions.md 106, 111). */
   private era: StatelessExchange | undefined;
 
@@ -103,7 +104,7 @@ export class ServerSession {
     options.batchesAllowed = () => allowsBatches(this.version);
     this.peer = new JsonRpcPeer(transport, options);
     this.peer.onclose = (reason) => {
-      this.subscriptions.clear();
+      this.subscriptionSet?.clear();
       this.leave?.();
       this.onclose?.(reason);
     };
@@ -168,6 +169,10 @@ export class ServerSession {
   /** URIs the client subscribed to with `resources/subscribe`. */
   get subscribedUris(): ReadonlySet<string> {
     return this.subscriptions;
+  }
+
+  private get subscriptions(): Set<string> {
+    return (this.subscriptionSet ??= new Set());
   }
 
   /** Starts the transport. Called by `McpServer.connect`. */
@@ -244,7 +249,7 @@ export class ServerSession {
   /** Sends `notifications/resources/updated` if this session subscribed to exactly `uri`. */
   async notifyResourceUpdated(uri: string): Promise<void> {
     if (this.era) return this.era.notifyResourceUpdated(uri);
-    if (!this.subscriptions.has(uri) || this.peer.closed) return;
+    if (this.subscriptionSet?.has(uri) !== true || this.peer.closed) return;
     await this.peer.notify(McpNotification.ResourcesUpdated, { uri }).catch(() => undefined);
   }
 

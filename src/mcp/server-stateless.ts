@@ -81,7 +81,8 @@ const SERVED: ReadonlyMap<string, boolean> = new Map([
 export class StatelessExchange {
   /** By request id; an IdTable, whose one-entry slot makes the usual single request allocate nothing. */
   private readonly scopes = new IdTable<Scope>();
-  private readonly listening = new Map<JsonRpcId, Listening>();
+  /** Open `subscriptions/listen` streams; made with the first (docs/decisions.md 171). */
+  private listening: Map<JsonRpcId, Listening> | undefined;
   private readonly peer: JsonRpcPeer;
   private readonly core: StatelessCore;
   private readonly session: ServerSession;
@@ -188,14 +189,14 @@ export class StatelessExchange {
 
   /** Sends `notifications/<list>/list_changed` on the listen stream, if it asked for them. */
   async sendListChanged(list: ChangedList): Promise<void> {
-    for (const l of this.listening.values()) {
+    for (const l of this.listening?.values() ?? []) {
       if (list === "tools" ? l.tools : list === "prompts" ? l.prompts : l.resources) await this.notifyListener(l.id, `notifications/${list}/list_changed`, {});
     }
   }
 
   /** Sends `notifications/resources/updated` on the listen stream, if it watches `uri`. */
   async notifyResourceUpdated(uri: string): Promise<void> {
-    for (const l of this.listening.values()) if (l.uris.has(uri)) await this.notifyListener(l.id, McpNotification.ResourcesUpdated, { uri });
+    for (const l of this.listening?.values() ?? []) if (l.uris.has(uri)) await this.notifyListener(l.id, McpNotification.ResourcesUpdated, { uri });
   }
 
   private notifyListener(id: JsonRpcId, method: string, params: Record<string, unknown>): Promise<void> {
@@ -265,14 +266,14 @@ export class StatelessExchange {
     if (granted.prompts) filter.promptsListChanged = true;
     if (granted.resources) filter.resourcesListChanged = true;
     if (granted.uris.size > 0) filter.resourceSubscriptions = [...granted.uris];
-    this.listening.set(ctx.id, granted);
+    (this.listening ??= new Map()).set(ctx.id, granted);
     // Registered before the acknowledgement goes out, so no change after it is missed.
     await this.notifyListener(ctx.id, McpNotification.SubscriptionsAcknowledged, { notifications: filter });
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();
       else ctx.signal.addEventListener("abort", () => resolve(), { once: true });
     });
-    this.listening.delete(ctx.id);
+    this.listening?.delete(ctx.id);
     return eraResult({ _meta: { [EraMeta.SubscriptionId]: ctx.id } }, this.core.info);
   }
 }

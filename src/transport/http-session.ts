@@ -57,6 +57,9 @@ export interface StreamableHttpSessionTransportOptions {
 
 const DONE = Promise.resolve();
 
+/** The name in a stateless transport's errors: one string for every POST, not one built per POST. */
+const STATELESS_LABEL = "HTTP session (stateless)";
+
 /**
  * The transport of one session (or, in stateless mode, of one POST). Created by
  * `StreamableHttpServer`, which hands it to `onSession`.
@@ -92,8 +95,11 @@ export class StreamableHttpSessionTransport implements Transport {
   private readonly store: EventStore | undefined;
   private readonly standalone: Channel | undefined;
   private readonly byRequest = new IdTable<Channel>();
-  /** Live event streams by id (the standalone one included), for resumption. */
-  private readonly streams = new Map<string, Channel>();
+  /**
+   * Live event streams by id (the standalone one included), for resumption. Not in stateless
+   * mode, which resumes nothing: one map less for every POST (docs/decisions.md 171).
+   */
+  private readonly streams: Map<string, Channel> | undefined;
   private readonly retryMs: number;
   private readonly keepAliveMs: number;
   private readonly maxBuffered: number;
@@ -106,7 +112,7 @@ export class StreamableHttpSessionTransport implements Transport {
 
   constructor(options: StreamableHttpSessionTransportOptions) {
     this.sessionId = options.sessionId;
-    this.life = new TransportLifecycle(this, `HTTP session ${options.sessionId ?? "(stateless)"}`);
+    this.life = new TransportLifecycle(this, options.sessionId === undefined ? STATELESS_LABEL : `HTTP session ${options.sessionId}`);
     this.stateless = options.stateless === true;
     this.initializedProtocolVersion = options.initializedProtocolVersion;
     this.requestHeaders = options.requestHeaders;
@@ -121,7 +127,7 @@ export class StreamableHttpSessionTransport implements Transport {
       this.store = new EventStore(options.eventStore);
       this.standalone = new Channel(undefined, 0, undefined);
       this.standalone.streamId = STANDALONE;
-      this.streams.set(STANDALONE, this.standalone);
+      this.streams = new Map([[STANDALONE, this.standalone]]);
     }
     // A client that stops reading is cut off once this much is queued; it can resume.
     this.maxBuffered = Math.max(1024 * 1024, this.store?.maxBytes ?? 0);
@@ -250,7 +256,7 @@ export class StreamableHttpSessionTransport implements Transport {
         sendRpcError(res, 400, HTTP_REFUSAL_CODE, "Bad Request: Last-Event-ID does not name a stream of this session");
         return;
       }
-      this.attach(this.streams.get(at.streamId), res, lastEventId, this.store.after(at.streamId, at.seq));
+      this.attach(this.streams?.get(at.streamId), res, lastEventId, this.store.after(at.streamId, at.seq));
       return;
     }
     const ch = this.standalone;
@@ -263,12 +269,13 @@ export class StreamableHttpSessionTransport implements Transport {
 
   /** Ends every open response and forgets the session. `onclose` fires once. */
   close(): Promise<void> {
-    return this.life.close(async () => this.release());
+    return this.life.close(() => this.release());
   }
 
   private release(): void {
     // A stateless POST's transport closes once its answer is out: nothing left to end.
-    const channels = this.byRequest.size + this.streams.size === 0 ? [] : new Set([...this.byRequest.values(), ...this.streams.values()]);
+    const streams = this.streams?.values() ?? [];
+    const channels = this.byRequest.size + (this.streams?.size ?? 0) === 0 ? [] : new Set([...this.byRequest.values(), ...streams]);
     for (const ch of channels) {
       if (ch.streamId === undefined) {
         if (writable(ch.res)) sendRpcError(ch.res, 404, HTTP_REFUSAL_CODE, "Not Found: session terminated");
@@ -277,7 +284,7 @@ export class StreamableHttpSessionTransport implements Transport {
       }
     }
     this.byRequest.clear();
-    this.streams.clear();
+    this.streams?.clear();
     this.store?.clear();
     this.onEnd?.();
     // Before close() returns, as the server's bookkeeping expects.
@@ -362,7 +369,7 @@ export class StreamableHttpSessionTransport implements Transport {
   /** Turns a waiting POST into an event stream on its own response. */
   private openEventStream(ch: Channel, res: ServerResponse): void {
     ch.streamId = String(++this.nextStream);
-    if (this.store) this.streams.set(ch.streamId, ch);
+    this.streams?.set(ch.streamId, ch);
     startEventStream(res, ch.headers);
     if (this.priming) this.write(res, formatSseEvent({ id: formatEventId(ch.streamId, 0), retry: this.retryMs, data: "" }));
     ch.startKeepAlive(this.keepAliveMs, this.maxBuffered);
@@ -407,7 +414,7 @@ export class StreamableHttpSessionTransport implements Transport {
 
   /** Every request of a streamed POST is answered: end it; a later resume only replays. */
   private complete(ch: Channel): void {
-    if (ch.streamId !== undefined && ch.streamId !== STANDALONE) this.streams.delete(ch.streamId);
+    if (ch.streamId !== undefined && ch.streamId !== STANDALONE) this.streams?.delete(ch.streamId);
     ch.endConnection();
   }
 }

@@ -14,8 +14,11 @@
 import { BridgeError } from "../jsonrpc/errors.ts";
 import type { Transport } from "./transport.ts";
 
-/** One settled promise for every {@link TransportLifecycle.openAtOnce}: nothing to allocate per start. */
-const OPENED = Promise.resolve();
+/**
+ * One settled promise for every {@link TransportLifecycle.openAtOnce} and every close whose
+ * release finished at once: nothing to allocate per start or per close.
+ */
+const SETTLED = Promise.resolve();
 
 /** Where a transport is in its life; see {@link TransportLifecycle}. */
 export type TransportState = "new" | "starting" | "open" | "failed" | "closing" | "closed";
@@ -87,7 +90,7 @@ export class TransportLifecycle {
     } catch (err) {
       return Promise.reject(err);
     }
-    return OPENED;
+    return SETTLED;
   }
 
   /**
@@ -130,9 +133,11 @@ export class TransportLifecycle {
 
   /**
    * Runs `release` once, on the first call; every call returns the same promise. `onclose`
-   * follows when `release` settles, unless the transport reported its end already.
+   * follows when `release` settles, unless the transport reported its end already. A release
+   * that returns nothing has finished: `onclose` is called before close() returns (a
+   * stateless HTTP POST closes its transport this way, docs/decisions.md 171).
    */
-  close(release: () => Promise<void>): Promise<void> {
+  close(release: () => Promise<void> | void): Promise<void> {
     this.#closing ??= this.#runClose(release);
     return this.#closing;
   }
@@ -144,12 +149,26 @@ export class TransportLifecycle {
     this.#owner.onclose?.(reason);
   }
 
-  async #runClose(release: () => Promise<void>): Promise<void> {
+  #runClose(release: () => Promise<void> | void): Promise<void> {
     if (this.#state !== "closed") this.#state = "closing";
+    let pending: Promise<void> | void;
     try {
-      await release();
-    } finally {
+      pending = release();
+    } catch (err) {
       this.ended();
+      return Promise.reject(err);
     }
+    if (pending === undefined) {
+      this.ended();
+      return SETTLED;
+    }
+    return pending.then(
+      () => this.ended(),
+      (err: unknown) => {
+        this.ended();
+        throw err;
+      },
+    );
   }
+
 }

@@ -13,6 +13,7 @@ import { ErrorCode, errorMessage } from "../jsonrpc/errors.ts";
 import type { JsonRpcId } from "../jsonrpc/message.ts";
 import { formatSseComment } from "../jsonrpc/sse.ts";
 import { copyFields } from "../util/object.ts";
+import { TimeoutQueue } from "../util/timeout-queue.ts";
 
 export interface HttpGuardOptions {
   /**
@@ -210,6 +211,8 @@ export class HttpGuard {
   private readonly hosts: ReadonlySet<string> | undefined;
   private readonly origins: ReadonlySet<string> | undefined;
   private readonly tokenDigests: Buffer[] | undefined;
+  /** The body reads in progress, each to answer 408 after `bodyTimeoutMs` (one timer for all). */
+  private readonly bodyTimeouts: TimeoutQueue;
   /** Per connection, the last `Host` value allowed: keep-alive clients repeat it on every request. */
   private readonly hostAllowedOn = new WeakMap<Socket, string>();
 
@@ -217,7 +220,8 @@ export class HttpGuard {
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
     if (!(this.maxBodyBytes > 0)) throw new RangeError("maxBodyBytes must be positive");
-    if (!(this.bodyTimeoutMs > 0)) throw new RangeError("bodyTimeoutMs must be positive");
+    if (!(this.bodyTimeoutMs >= 1 && this.bodyTimeoutMs <= 2_147_483_647)) throw new RangeError("bodyTimeoutMs must be in 1..2147483647");
+    this.bodyTimeouts = new TimeoutQueue(this.bodyTimeoutMs);
     this.hosts = options.allowedHosts && new Set(options.allowedHosts.map((h) => h.toLowerCase()));
     this.origins = options.allowedOrigins && new Set(options.allowedOrigins.map((o) => o.toLowerCase()));
     if (options.bearerToken !== undefined) {
@@ -265,7 +269,7 @@ export class HttpGuard {
       const chunks: Buffer[] = [];
       let size = 0;
       const finish = (body: Buffer | undefined): void => {
-        clearTimeout(timer);
+        cancelTimeout();
         req.removeListener("data", onData);
         req.removeListener("end", onEnd);
         req.removeListener("close", onClose);
@@ -282,11 +286,11 @@ export class HttpGuard {
       };
       const onEnd = (): void => finish(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
       const onClose = (): void => finish(undefined);
-      const timer = setTimeout(() => {
+      const cancelTimeout = this.bodyTimeouts.add(() => {
         finish(undefined);
         sendRpcError(res, 408, HTTP_REFUSAL_CODE, `Request Timeout: body not received within ${this.bodyTimeoutMs} ms`, { connection: "close" });
         req.resume();
-      }, this.bodyTimeoutMs);
+      });
       req.on("data", onData);
       req.on("end", onEnd);
       req.on("close", onClose);

@@ -150,6 +150,23 @@ describe("StreamableHttpServer: request checks", () => {
     await s.stop();
   });
 
+  test("body reads share one timer: staggered slow bodies each get 408, a complete one in between is served", async () => {
+    const s = await start({ bodyTimeoutMs: 150 });
+    const slow = { headers: { ...JSON_POST, "content-length": "100" }, partial: '{"jsonrpc":' };
+    const first = send(s.url, slow);
+    await new Promise((r) => setTimeout(r, 40));
+    // Starts and ends while the first waits: the timer armed for the first must still serve the second.
+    assert.equal((await send(s.url, { headers: JSON_POST, body: INIT })).status, 200);
+    const second = send(s.url, slow);
+    const started = performance.now();
+    assert.equal((await first).status, 408);
+    const r = await second;
+    assert.equal(r.status, 408);
+    assert.equal(errorOf(r.body).code, -32000);
+    assert.ok(performance.now() - started >= 140, "the second body had its own full 150 ms");
+    await s.stop();
+  });
+
   test("bearer token: 401 with a Bearer challenge when missing, invalid_token when wrong", async () => {
     const s = await start({ bearerToken: "s3cret-token" });
     const none = await send(s.url, { headers: JSON_POST, body: INIT });

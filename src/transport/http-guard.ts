@@ -34,7 +34,7 @@ export interface HttpGuardOptions {
   bearerToken?: string | readonly string[];
   /** Largest request body, bytes (413 beyond). Default 4 MiB. */
   maxBodyBytes?: number;
-  /** Time allowed for the whole body to arrive, ms (408 after). Default 30 000. */
+  /** Time allowed for the whole body to arrive, ms (408 after), 1 .. 2^31-1. Default 30 000. */
   bodyTimeoutMs?: number;
 }
 

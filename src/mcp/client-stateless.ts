@@ -28,6 +28,10 @@ import { McpMethod } from "./types.ts";
 /** Input requests taken from one `input_required` result; each may become a question to the user. */
 const MAX_INPUT_REQUESTS = 16;
 
+/** What `plain` takes off a result: the era's fields (and `_meta`, which it filters apart). */
+const ERA_RESULT_FIELDS: ReadonlySet<string> = new Set(["resultType", "ttlMs", "cacheScope", "_meta"]);
+const SERVER_INFO: ReadonlySet<string> = new Set([EraMeta.ServerInfo]);
+
 /** Methods whose target is mirrored in `Mcp-Name`. */
 const NAMED: Readonly<Record<string, "name" | "uri">> = {
   [McpMethod.ToolsCall]: "name",
@@ -224,16 +228,23 @@ export class StatelessClient {
     return out;
   }
 
-  /** The result as callers of either era see it; the cache hints are kept aside. */
+  /**
+   * The result as callers of either era see it; the cache hints are kept aside. Copied with
+   * `copyFields`, not by rest destructuring, which V8 runs through a generic runtime call:
+   * this runs once per request (docs/decisions.md 173).
+   */
   private plain(method: string, raw: Record<string, unknown>): Record<string, unknown> {
-    const { resultType: _type, ttlMs, cacheScope, ...rest } = raw;
+    const { ttlMs, cacheScope, _meta: meta } = raw;
     if (typeof ttlMs === "number" && (cacheScope === "public" || cacheScope === "private")) this.hints.set(method, { ttlMs, cacheScope });
-    if (isPlainObject(rest._meta) && Object.hasOwn(rest._meta, EraMeta.ServerInfo)) {
-      const { [EraMeta.ServerInfo]: _info, ...meta } = rest._meta;
-      if (Object.keys(meta).length === 0) delete rest._meta;
-      else rest._meta = meta;
+    const out: Record<string, unknown> = copyFields({}, raw, ERA_RESULT_FIELDS);
+    if (!isPlainObject(meta) || !Object.hasOwn(meta, EraMeta.ServerInfo)) {
+      if (Object.hasOwn(raw, "_meta")) out._meta = meta;
+      return out;
     }
-    return rest;
+    // The server's identity goes; a `_meta` it leaves empty goes with it.
+    const rest = copyFields({}, meta, SERVER_INFO);
+    if (Object.keys(rest).length > 0) out._meta = rest;
+    return out;
   }
 
   private withMeta(params: Record<string, unknown> | undefined): JsonRpcParams {

@@ -38,11 +38,13 @@ export function isThenable(v: unknown): v is PromiseLike<unknown> {
  * message. On Node 20 (V8 11.3) an object that starts as a spread copy and then gets one more
  * property costs about 1 us, 20-50 times this loop; Node 22 and later have no such cost
  * (docs/decisions.md 160). A `__proto__` key is defined, as spread defines it, never set.
+ * Keys in `skip` are left out, as rest destructuring leaves out the names it takes.
  */
-export function copyFields<T extends object>(target: T, source: object): T {
+export function copyFields<T extends object>(target: T, source: object, skip?: ReadonlySet<string>): T {
   const into = target as Record<string, unknown>;
   const from = source as Record<string, unknown>;
   for (const key of Object.keys(from)) {
+    if (skip?.has(key) === true) continue;
     if (key === "__proto__") Object.defineProperty(into, key, { value: from[key], enumerable: true, writable: true, configurable: true });
     else into[key] = from[key];
   }

@@ -103,6 +103,27 @@ describe("McpClient, stateless era over HTTP", () => {
     }
   });
 
+  it("a result keeps its own fields as sent: a __proto__ key stays a field, only the era's fields and serverInfo go", async () => {
+    // JSON.parse makes "__proto__" an own field; a copy that assigned it would set a prototype.
+    const hostile = JSON.parse('{"content":[{"type":"text","text":"x"}],"__proto__":{"polluted":true},"isError":false}') as Record<string, unknown>;
+    const results = [
+      complete(0, hostile),
+      result(0, { resultType: "complete", content: [], _meta: { [EraMeta.ServerInfo]: SERVER_INFO } }),
+      result(0, { resultType: "complete", content: [], _meta: "not an object" }),
+    ];
+    let next = 0;
+    const s = await serve(statelessServer((msg, _req, res) => sendJson(res, { ...(results[next++] as object), id: msg.id })));
+    const c = client();
+    await c.connect(auto(`${s.origin}/mcp`));
+    const first = (await c.callTool("t")) as unknown as Record<string, unknown>;
+    assert.equal(Object.getPrototypeOf(first), Object.prototype);
+    assert.equal((first as { polluted?: unknown }).polluted, undefined);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(first, "__proto__")?.value, { polluted: true });
+    assert.deepEqual(Object.keys(first).sort(), ["__proto__", "content", "isError"]);
+    assert.deepEqual(await c.callTool("t"), { content: [] }, "a _meta holding only serverInfo goes");
+    assert.deepEqual(await c.callTool("t"), { content: [], _meta: "not an object" }, "a _meta that is not an object is passed on");
+  });
+
   it("sends _meta and the SEP-2243 headers, retries -32022 once, drops invalid tools, returns one shape", async () => {
     let refusedOnce = false;
     const s = await serve(

@@ -28,7 +28,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { BENCH_ENV_NAMES } from "./bench/env.ts";
 import { repoRoot } from "./bench/fixtures.ts";
-import { measureImportTime, type ImportTimeResult } from "./bench/import-time.ts";
+import { measureImportTime, measurePackageImport, type ImportTimeResult, type PackageImportResult } from "./bench/import-time.ts";
 import { FULL_PLAN, QUICK_PLAN, callSection, listSection, payloadSection, type ForkRunners, type Sides } from "./bench/measure.ts";
 import { buildPackage } from "./bench/package.ts";
 import {
@@ -98,8 +98,10 @@ export interface BenchReport {
   startup: StartupResult;
   raw: SideResult;
   ours: SideResult;
-  /** Import of the client entry points the README gives (mcp/client + transport/stdio-client). */
+  /** Import of the per-file client entry points (mcp/client + transport/stdio-client). */
   importTime: ImportTimeResult;
+  /** Import of `mcp-bridge/client/stdio`, the bundled client entry the README's example uses, from the built package. */
+  importBundle: PackageImportResult;
   /** Import of the whole library (src/index). */
   importFull: ImportTimeResult;
   /** Section 8: Streamable HTTP, per side. */
@@ -201,8 +203,9 @@ function startRunner(work: string, config: RunnerConfig, nodeFlags: readonly str
 }
 
 /**
- * What a stdio MCP client imports: the `./client` and `./transport/stdio-client` entry points,
- * as the README's client example does (`./transport/stdio` would add the server side too).
+ * What a stdio MCP client imports from the per-file subpaths: `./client` and
+ * `./transport/stdio-client` (`./transport/stdio` would add the server side too). The README's
+ * example imports the bundled `./client/stdio`, measured from the built package beside it.
  */
 function clientModules(base: string, ext: ".ts" | ".js"): string[] {
   return [join(base, "src", "mcp", `client${ext}`), join(base, "src", "transport", `stdio-client${ext}`)];
@@ -222,6 +225,7 @@ async function measure(opts: Options, root: string, work: string, startup: Start
   const startupResult = await startupSections(sectionDeps(opts, root, work, startup), plan, versions);
   progress("7. import time");
   const importTime = measureImportTime(work, tsx, clientModules(root, ".ts"), clientModules(work, ".js"), opts.quick ? 1 : 16, 1);
+  const importBundle = measurePackageImport(startup.pkg.app, ["mcp-bridge/client/stdio"], opts.quick ? 1 : 16, 1);
   const importFull = measureImportTime(work, tsx, indexModules(root, ".ts"), indexModules(work, ".js"), opts.quick ? 1 : 6, 1);
 
   // Pinned (where taskset exists): each runner on CPU 0, its servers on CPU 1. Unpinned, where
@@ -305,7 +309,7 @@ async function measure(opts: Options, root: string, work: string, startup: Start
     },
     figures: [
       ...buildStartupFigures(startupResult),
-      ...buildFigures(rawResult, oursResult, importTime, importFull),
+      ...buildFigures(rawResult, oursResult, importTime, importBundle, importFull),
       ...buildHttpFigures(http.raw, http.ours),
       ...buildHttpStatelessFigures(httpStateless.raw, httpStateless.ours),
       ...buildManagerFigures(manager),
@@ -315,6 +319,7 @@ async function measure(opts: Options, root: string, work: string, startup: Start
     raw: rawResult,
     ours: oursResult,
     importTime,
+    importBundle,
     importFull,
     http,
     httpStateless,

@@ -25,6 +25,13 @@
  *                             made the error), and the schema validator, which the server
  *                             loads with the first tools/call (docs/decisions.md 34), so a
  *                             start does not compile it.
+ *   dist/client-stdio.js      `mcp-bridge/client/stdio`: McpClient and the stdio client
+ *                             transport in one file, because an agent imports them as it
+ *                             starts (docs/decisions.md 170). It imports the same error classes
+ *                             from the per-file build, and what McpClient loads with `import()`
+ *                             stays there too, loaded when first needed: the `server/discover`
+ *                             probe, the stateless client, and the output-schema check (which
+ *                             loads the validator in turn).
  *
  *   tsx scripts/build-bundles.ts [--outdir DIR] [--json]
  *     DIR defaults to dist, where tsc must have built DIR/src; --json prints what was written
@@ -36,7 +43,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 
-/** Both bundles' settings: readable output (no minifying), Node 20 syntax, ES modules. */
+/** Every build's settings: readable output (no minifying), Node 20 syntax, ES modules. */
 const COMMON = {
   bundle: true,
   platform: "node",
@@ -56,8 +63,18 @@ const COMMON = {
  */
 const CHARSET = "ascii";
 
-/** Modules the server bundle imports from the per-file build instead of holding them (see the header). */
-const PER_FILE = [join("src", "jsonrpc", "errors.ts"), join("src", "schema", "validate.ts")];
+/**
+ * Modules the stdio bundles import from the per-file build instead of holding them (see the
+ * header): the shared error classes, the validator the server loads with its first tools/call,
+ * and every module McpClient loads with `import()`.
+ */
+const PER_FILE = [
+  join("src", "jsonrpc", "errors.ts"),
+  join("src", "schema", "validate.ts"),
+  join("src", "mcp", "client-discover.ts"),
+  join("src", "mcp", "client-stateless.ts"),
+  join("src", "mcp", "output-check.ts"),
+];
 
 /** Commands of src/cli/ that main imports from the CLI's second build (see the header). */
 export const APART_COMMANDS = ["demo", "acp-agent", "serve", "shim", "vendor", "auth-command"] as const;
@@ -102,8 +119,8 @@ function redirect(name: string, target: (path: string) => string | undefined): e
 
 /** Each bundle written: its path relative to the output directory, and its size in bytes. */
 export interface BundleOutput {
-  /** Which esbuild build wrote it: the CLI's main one, the CLI's commands built apart, or the server's. */
-  build: "cli-main" | "cli-apart" | "server";
+  /** Which esbuild build wrote it: the CLI's main one, the CLI's commands built apart, the server's or the client's. */
+  build: "cli-main" | "cli-apart" | "server" | "client";
   file: string;
   bytes: number;
   /** Modules of src/ in this file, relative to the repository. */
@@ -116,7 +133,7 @@ export interface BundleOutput {
 
 /**
  * Builds the bundles of the repository at `root` into `outDir`, which must already hold the
- * per-file build (`outDir/src/jsonrpc/errors.js` is imported by the server bundle).
+ * per-file build (`outDir/src/jsonrpc/errors.js` is imported by the stdio bundles).
  */
 export async function buildBundles(root: string, outDir: string): Promise<BundleOutput[]> {
   const sharedErrors = join(outDir, "src", "jsonrpc", "errors.js");
@@ -147,15 +164,23 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
     outdir: cliDir,
     plugins: [redirect("shared with the main build", (path) => (shared.has(path) ? "./cli-shared.js" : undefined))],
   });
-  const server = await esbuild.build({
-    ...COMMON,
-    absWorkingDir: root,
-    charset: CHARSET,
-    entryPoints: { "server-stdio": "src/server-stdio.ts" },
-    outdir: outDir,
-    plugins: [redirect("per-file", (path) => perFile.get(path))],
-  });
-  return [...describe("cli-main", main.metafile, root, outDir), ...describe("cli-apart", commands.metafile, root, outDir), ...describe("server", server.metafile, root, outDir)];
+  const stdio = (entry: "server-stdio" | "client-stdio") =>
+    esbuild.build({
+      ...COMMON,
+      absWorkingDir: root,
+      charset: CHARSET,
+      entryPoints: { [entry]: `src/${entry}.ts` },
+      outdir: outDir,
+      plugins: [redirect("per-file", (path) => perFile.get(path))],
+    });
+  const server = await stdio("server-stdio");
+  const client = await stdio("client-stdio");
+  return [
+    ...describe("cli-main", main.metafile, root, outDir),
+    ...describe("cli-apart", commands.metafile, root, outDir),
+    ...describe("server", server.metafile, root, outDir),
+    ...describe("client", client.metafile, root, outDir),
+  ];
 }
 
 function describe(build: BundleOutput["build"], meta: esbuild.Metafile, root: string, outDir: string): BundleOutput[] {

@@ -1,7 +1,8 @@
 /**
  * The layer order of src/, as scripts/check-deps.ts enforces it (README "Layout" writes the same
  * table for readers). Each folder lists the folders it may import besides itself, type-only
- * imports included; a file directly in src/ (index.ts, server-stdio.ts) may import any folder.
+ * imports included; a file directly in src/ (index.ts, server-stdio.ts, client-stdio.ts) may
+ * import any folder.
  *
  * Nothing here knows about Node: keeping `node:` modules out of the core folders is the job of
  * tsconfig.core.json (the compiler, which follows imports) and of check-deps' text scan.

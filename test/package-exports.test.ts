@@ -93,6 +93,14 @@ test("the stdio client subpath loads no server transport", () => {
   assert.ok(!loaded.has("src/mcp/server.ts"));
 });
 
+test("the bundled stdio client subpath holds the client side only, and the schema validator is not in it", () => {
+  const loaded = closure(sourceOf(pkg.exports["./client/stdio"]!.default));
+  for (const wanted of ["src/mcp/client.ts", "src/transport/stdio-client.ts", "src/jsonrpc/errors.ts"]) assert.ok(loaded.has(wanted), wanted);
+  for (const unwanted of ["src/transport/stdio-server.ts", "src/mcp/server.ts", "node:http", "src/transport/http-client.ts", "src/schema/validate.ts"]) {
+    assert.ok(!loaded.has(unwanted), `./client/stdio loads ${unwanted}`);
+  }
+});
+
 test("a server written with ./server and ./transport/stdio-server loads a small part of the library", () => {
   const server = closure(sourceOf(pkg.exports["./server"]!.default));
   const transport = closure(sourceOf(pkg.exports["./transport/stdio-server"]!.default));

@@ -20,8 +20,9 @@
  * the examples start the fixture servers as the README shows, with `--import tsx`.
  *
  * `mcp-bridge/<subpath>` imports are pointed at the source module that package.json's
- * `exports` maps the subpath to (dist/src/x.js -> src/x.ts), so the blocks are checked against
- * the code in this checkout without a build, and a subpath the package does not export fails.
+ * `exports` maps the subpath to (dist/src/x.js, or a bundle dist/x.js, -> src/x.ts), so the
+ * blocks are checked against the code in this checkout without a build, and a subpath the
+ * package does not export fails.
  * (That the built package resolves the same subpaths is test/package-exports.test.ts's job.)
  */
 import assert from "node:assert/strict";

@@ -11,6 +11,10 @@
  *
  * (A dynamic `import()` inside `node -e` is not used: the first dynamic import of a file sets
  * up the ESM file loader, ~3 ms that every ES module application pays for its own entry anyway.)
+ *
+ * {@link measureImportTime} imports modules by path (the transpiled tree and the `.ts` source);
+ * {@link measurePackageImport} imports package subpaths by name, from an entry inside an app that
+ * has the built package installed, as a user's code does (plain node only: the package is JS).
  */
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -38,6 +42,15 @@ export interface ImportTimeResult {
   modules: string[];
 }
 
+/** Importing package subpaths under plain node (the fields as in {@link ImportTimeResult}). */
+export interface PackageImportResult {
+  rounds: number;
+  addedNodeMs: number;
+  addedNodeWallMs: number;
+  /** The specifiers imported (`mcp-bridge/client/stdio`). */
+  specifiers: string[];
+}
+
 /** Runs node with `args`; returns the wall time and what the child printed. */
 function timeRun(args: readonly string[]): { wallMs: number; stdout: string } {
   const t0 = performance.now();
@@ -47,12 +60,25 @@ function timeRun(args: readonly string[]): { wallMs: number; stdout: string } {
   return { wallMs, stdout: r.stdout };
 }
 
-/** Writes an entry module importing `files` (none for the baseline) that prints when it is evaluated. */
-function writeEntry(dir: string, name: string, files: readonly string[]): string {
+/** Writes an entry module importing `specifiers` (none for the baseline) that prints when it is evaluated. */
+function writeEntry(dir: string, name: string, specifiers: readonly string[]): string {
   const path = join(dir, name);
-  const imports = files.map((f) => `import ${JSON.stringify(pathToFileURL(f).href)};\n`).join("");
+  const imports = specifiers.map((s) => `import ${JSON.stringify(s)};\n`).join("");
   writeFileSync(path, `${imports}process.stdout.write(String(performance.now()));\n`);
   return path;
+}
+
+/** One plain-node round, in this order: `node -e 0`, the empty entry, the library entry. */
+function nodeRound(empty: string, lib: string): { nodeMs: number; entryWallMs: number; inProcessMs: number; wallMs: number } {
+  const node = timeRun(["-e", "0"]);
+  const none = timeRun([empty]);
+  const withLib = timeRun([lib]);
+  return {
+    nodeMs: node.wallMs,
+    entryWallMs: none.wallMs - node.wallMs,
+    inProcessMs: Number(withLib.stdout) - Number(none.stdout),
+    wallMs: withLib.wallMs - node.wallMs,
+  };
 }
 
 /**
@@ -70,25 +96,24 @@ export function measureImportTime(
   warmupRounds: number,
 ): ImportTimeResult {
   const tag = Math.random().toString(36).slice(2, 8);
+  const url = (file: string): string => pathToFileURL(file).href;
   const empty = writeEntry(dir, `import-none-${tag}.mjs`, []);
-  const libJs = writeEntry(dir, `import-js-${tag}.mjs`, jsModules);
-  const libTs = writeEntry(dir, `import-ts-${tag}.mjs`, tsModules);
+  const libJs = writeEntry(dir, `import-js-${tag}.mjs`, jsModules.map(url));
+  const libTs = writeEntry(dir, `import-ts-${tag}.mjs`, tsModules.map(url));
   const loader = ["--import", tsx];
   const s = { entry: [] as number[], node: [] as number[], tsx: [] as number[], inNode: [] as number[], inTsx: [] as number[], wallNode: [] as number[], wallTsx: [] as number[] };
   for (let i = 0; i < warmupRounds + rounds; i++) {
-    const node = timeRun(["-e", "0"]);
-    const noneNode = timeRun([empty]);
-    const withNode = timeRun([libJs]);
+    const node = nodeRound(empty, libJs);
     const tsxBase = timeRun([...loader, "-e", "0"]);
     const noneTsx = timeRun([...loader, empty]);
     const withTsx = timeRun([...loader, libTs]);
     if (i < warmupRounds) continue;
-    s.node.push(node.wallMs);
-    s.entry.push(noneNode.wallMs - node.wallMs);
+    s.node.push(node.nodeMs);
+    s.entry.push(node.entryWallMs);
     s.tsx.push(tsxBase.wallMs);
-    s.inNode.push(Number(withNode.stdout) - Number(noneNode.stdout));
+    s.inNode.push(node.inProcessMs);
     s.inTsx.push(Number(withTsx.stdout) - Number(noneTsx.stdout));
-    s.wallNode.push(withNode.wallMs - node.wallMs);
+    s.wallNode.push(node.wallMs);
     s.wallTsx.push(withTsx.wallMs - tsxBase.wallMs);
   }
   return {
@@ -102,4 +127,23 @@ export function measureImportTime(
     emptyEntryWallMs: median(s.entry),
     modules: [...tsModules],
   };
+}
+
+/**
+ * @param app a directory whose `node_modules` holds the built package; the entries are written there
+ * @param specifiers package subpaths, imported by name
+ */
+export function measurePackageImport(app: string, specifiers: readonly string[], rounds: number, warmupRounds: number): PackageImportResult {
+  const tag = Math.random().toString(36).slice(2, 8);
+  const empty = writeEntry(app, `import-none-${tag}.mjs`, []);
+  const lib = writeEntry(app, `import-package-${tag}.mjs`, specifiers);
+  const inProcess: number[] = [];
+  const wall: number[] = [];
+  for (let i = 0; i < warmupRounds + rounds; i++) {
+    const round = nodeRound(empty, lib);
+    if (i < warmupRounds) continue;
+    inProcess.push(round.inProcessMs);
+    wall.push(round.wallMs);
+  }
+  return { rounds, addedNodeMs: median(inProcess), addedNodeWallMs: median(wall), specifiers: [...specifiers] };
 }

@@ -18,6 +18,8 @@ export interface BuiltPackage {
   cliBundle: string;
   /** The per-file CLI (dist/src/cli/main.js), shown for comparison. */
   cliPerFile: string;
+  /** The scratch app that has the package installed: a module written there imports its subpaths by name. */
+  app: string;
   /** Stdio servers serving the raw server's tools, written against: */
   servers: {
     /** `mcp-bridge/server/stdio` (the bundled entry) of the installed package; */
@@ -88,5 +90,5 @@ export async function buildPackage(root: string, work: string, rawCli: string, r
     servers.source,
     serverModule(`import { McpServer } from ${src("mcp/server.ts")};\nimport { StdioServerTransport } from ${src("transport/stdio-server.ts")};`, tools),
   );
-  return { cliBundle: join(dist, "cli", "main.js"), cliPerFile: join(dist, "src", "cli", "main.js"), servers };
+  return { cliBundle: join(dist, "cli", "main.js"), cliPerFile: join(dist, "src", "cli", "main.js"), app, servers };
 }

@@ -1,9 +1,9 @@
 /**
  * The package as a user gets it: packed by `npm pack` from a copy of the checkout that has no
  * `dist/` (so the pack must build it itself, through the `prepare` script), installed with
- * `npm i` of the tarball into a scratch project, and run through its bin with plain `node`:
- * no tsx, no `fixtures/`, nothing of the checkout. A green suite in the checkout proves nothing
- * about the tarball.
+ * `npm i` of the tarball into a scratch project, and run through its bin and its subpaths with
+ * plain `node`: no tsx, no `fixtures/`, nothing of the checkout. A green suite in the checkout
+ * proves nothing about the tarball.
  */
 import assert from "node:assert/strict";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
@@ -72,6 +72,30 @@ const session = await server.connect(new StdioServerTransport());
 session.onclose = () => void server.close();
 `;
 
+/**
+ * An agent's client on the bundled `mcp-bridge/client/stdio`, against the server above: its
+ * errors must be the per-file subpaths' classes (instanceof both ways). Prints the server's
+ * pid as soon as it has one, then what it found as one JSON line.
+ */
+const USER_CLIENT = `
+import { McpClient, StdioClientTransport, BridgeError, RpcError } from "mcp-bridge/client/stdio";
+import { McpClient as PerFileClient } from "mcp-bridge/client";
+import { BridgeError as PerFileBridgeError, RpcError as PerFileRpcError } from "mcp-bridge/jsonrpc";
+const notConnected = await new PerFileClient().callTool("echo").catch((err) => err instanceof BridgeError && err.code);
+const transport = new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(join(app, "server.js"))}] });
+const client = new McpClient({ clientInfo: { name: "user-agent", version: "1.0.0" } });
+await client.connect(transport);
+process.stdout.write("pid " + transport.pid + "\\n");
+try {
+  const echoed = await client.callTool("echo", { text: "hi" });
+  const missing = await client.readResource("test://missing").catch((err) => err instanceof PerFileRpcError && err instanceof RpcError);
+  const sameClasses = BridgeError === PerFileBridgeError && RpcError === PerFileRpcError;
+  process.stdout.write(JSON.stringify({ notConnected, echoed, missing, sameClasses, era: client.era }) + "\\n");
+} finally {
+  await client.close();
+}
+`;
+
 describe("the packed and installed package", { timeout: 300_000 }, () => {
   let packed: { filename: string; files: { path: string }[] };
   let installOutput = "";
@@ -92,6 +116,7 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
     writeFileSync(join(app, "server.js"), USER_SERVER);
     writeFileSync(join(app, "bundled-server.js"), BUNDLED_SERVER);
+    writeFileSync(join(app, "client.js"), USER_CLIENT);
     const install = run("npm", ["i", "--offline", "--no-audit", "--no-fund", join(dir, packed.filename)], app);
     assert.equal(install.status, 0, install.stderr);
     installOutput = install.stdout + install.stderr;
@@ -105,15 +130,15 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
   test("the tarball holds the built CLI and demo servers, the source for `vendor`, and nothing of the checkout besides", () => {
     const paths = packed.files.map((f) => f.path);
     const built = ["dist/src/cli/main.js", "dist/src/cli/demo-server.js", "dist/src/index.js", "dist/src/index.d.ts"];
-    // The bundles of scripts/build-bundles.ts: the bin, its demo servers, the stdio server entry.
-    const bundled = ["dist/cli/main.js", "dist/cli/demo-server.js", "dist/server-stdio.js", "dist/src/server-stdio.d.ts"];
+    // The bundles of scripts/build-bundles.ts: the bin, its demo servers, the stdio server and client entries.
+    const bundled = ["dist/cli/main.js", "dist/cli/demo-server.js", "dist/server-stdio.js", "dist/src/server-stdio.d.ts", "dist/client-stdio.js", "dist/src/client-stdio.d.ts"];
     for (const file of [...built, ...bundled]) assert.ok(paths.includes(file), `${file} is missing from the tarball`);
     // src/ as it is in the checkout, every file of it: what `mcp-bridge vendor` copies.
     const source = readdirSync(join(ROOT, "src"), { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())
       .map((e) => relative(ROOT, join(e.parentPath, e.name)).split(sep).join("/"));
     assert.deepEqual(paths.filter((p) => p.startsWith("src/")).sort(), source.sort());
-    const dist = (p: string): boolean => p.startsWith("dist/src/") || /^dist\/cli\/[\w-]+\.js$/.test(p) || p === "dist/server-stdio.js";
+    const dist = (p: string): boolean => p.startsWith("dist/src/") || /^dist\/cli\/[\w-]+\.js$/.test(p) || /^dist\/(server|client)-stdio\.js$/.test(p);
     assert.deepEqual(paths.filter((p) => !dist(p) && !p.startsWith("src/")).sort(), ["LICENSE", "README.md", "package.json"]);
     // No loader and no devDependency came along: the app has the package and nothing else.
     assert.deepEqual(readdirSync(join(app, "node_modules")).filter((n) => !n.startsWith(".")), ["mcp-bridge"]);
@@ -166,6 +191,30 @@ describe("the packed and installed package", { timeout: 300_000 }, () => {
     const pid = readPids()[before];
     assert.ok(pid !== undefined, "the server recorded its pid");
     assert.equal(await waitGone(pid), true, `server ${pid} outlived read`);
+  });
+
+  test("a client on the bundled mcp-bridge/client/stdio, run with plain node, calls the user's server and makes the per-file error classes", async () => {
+    const before = readPids().length;
+    const result = run(process.execPath, [join(app, "client.js")], app);
+    const lines = result.stdout.split("\n").filter((l) => l !== "");
+    const clientPid = lines.find((l) => l.startsWith("pid "));
+    const pid = readPids()[before];
+    try {
+      assert.equal(result.status, 0, result.stderr);
+      assert.ok(pid !== undefined, "the server recorded its pid");
+      assert.equal(clientPid, `pid ${pid}`, "the client's transport spawned the server that recorded its pid");
+      assert.deepEqual(JSON.parse(lines.at(-1)!), {
+        notConnected: "NOT_CONNECTED",
+        echoed: { content: [{ type: "text", text: "hi" }] },
+        missing: true,
+        sameClasses: true,
+        // The user's server is dual-era: the default probe finds 2026-07-28.
+        era: "modern",
+      });
+      assert.equal(await waitGone(pid), true, `server ${pid} outlived the client`);
+    } finally {
+      reap(pid);
+    }
   });
 
   test("vendor from the installed package copies its source, and the copy's verify.mjs passes with plain node", () => {

@@ -69,14 +69,15 @@ export function tsBlocks(markdown: string): TsBlock[] {
 
 /**
  * `mcp-bridge` and `mcp-bridge/<subpath>` specifiers replaced by the source module that the
- * package's `exports` map the subpath to (`./dist/src/mcp/client.js` -> `<root>/src/mcp/client.ts`).
- * A subpath the map does not export is left as written, so it fails to resolve.
+ * package's `exports` map the subpath to (`./dist/src/mcp/client.js` -> `<root>/src/mcp/client.ts`;
+ * a bundle, `./dist/client-stdio.js`, -> its entry `<root>/src/client-stdio.ts`). A subpath the
+ * map does not export is left as written, so it fails to resolve.
  */
 export function toSourceImports(code: string, root: string, exportsMap: Record<string, { default: string }>): string {
   return code.replace(/(["'])mcp-bridge(\/[^"']*)?\1/g, (whole, quote: string, sub: string | undefined) => {
     const target = exportsMap[sub === undefined ? "." : `.${sub}`];
     if (target === undefined) return whole;
-    const source = join(root, target.default.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts"));
+    const source = join(root, target.default.replace(/^\.\/dist\/(src\/)?/, "src/").replace(/\.js$/, ".ts"));
     return `${quote}${source}${quote}`;
   });
 }

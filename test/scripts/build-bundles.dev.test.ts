@@ -1,14 +1,16 @@
 /**
  * The bundles of `npm run build` (scripts/build-bundles.ts), built into a scratch directory as
  * the package build does (tsc, then esbuild): each exports exactly what its `.d.ts` declares,
- * the CLI keeps every command out of its start-up, and a server on the bundled
- * `mcp-bridge/server/stdio` recognises the error classes of the per-file subpaths.
+ * the CLI keeps every command out of its start-up, a server on the bundled
+ * `mcp-bridge/server/stdio` recognises the error classes of the per-file subpaths, and a client
+ * on the bundled `mcp-bridge/client/stdio` makes errors of those classes and loads what it
+ * loads lazily from the per-file build.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { resourceNotFoundCode } from "../helpers/era.ts";
@@ -16,7 +18,7 @@ import ts from "typescript";
 import { McpClient } from "../../src/mcp/client.ts";
 import { StdioClientTransport } from "../../src/transport/stdio-client.ts";
 import { APART_COMMANDS, type BundleOutput } from "../../scripts/build-bundles.ts";
-import { ROOT, waitGone } from "../e2e/helpers.ts";
+import { fixture, reap, ROOT, waitGone } from "../e2e/helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-bundles-"));
 const dist = join(dir, "dist");
@@ -61,6 +63,7 @@ describe("the bundles of npm run build", { timeout: 300_000 }, () => {
   test("each bundle exports exactly the values its .d.ts declares", async () => {
     for (const [bundle, dts] of [
       ["server-stdio.js", "src/server-stdio.d.ts"],
+      ["client-stdio.js", "src/client-stdio.d.ts"],
       ["cli/main.js", "src/cli/main.d.ts"],
     ] as const) {
       const exported = Object.keys((await import(pathToFileURL(join(dist, bundle)).href)) as object).sort();
@@ -68,6 +71,8 @@ describe("the bundles of npm run build", { timeout: 300_000 }, () => {
     }
     // Not vacuous: the server entry declares the classes a stdio server is written with.
     for (const name of ["McpServer", "StdioServerTransport", "RpcError", "ErrorCode"]) assert.ok(declaredValues(join(dist, "src/server-stdio.d.ts")).includes(name), name);
+    const client = declaredValues(join(dist, "src/client-stdio.d.ts"));
+    for (const name of ["McpClient", "StdioClientTransport", "UrlElicitationRequiredError", "BridgeError", "RpcError", "ErrorCode"]) assert.ok(client.includes(name), name);
   });
 
   test("the CLI starts with no command loaded; every module is in exactly one chunk of its build, and no command loads a module twice", () => {
@@ -202,5 +207,77 @@ session.onclose = () => void server.close();
       await client.close();
     }
     assert.equal(await waitGone(pid), true, `server ${pid} outlived the test`);
+  });
+
+  test("the client bundle imports the shared error classes, and every module McpClient loads with import(), from the per-file build; it is ASCII", () => {
+    const client = outputs.find((o) => o.file === "client-stdio.js")!;
+    assert.ok(!/[^\x00-\x7f]/.test(readFileSync(join(dist, client.file), "utf8")), "client-stdio.js has a non-ASCII character");
+    assert.ok(client.modules.includes("src/mcp/client.ts") && client.modules.includes("src/transport/stdio-client.ts"), client.modules.join(", "));
+    const unwanted = (m: string): boolean => /^src\/(mcp\/server|transport\/stdio-server|jsonrpc\/errors|schema\/)/.test(m);
+    assert.deepEqual(client.modules.filter(unwanted), []);
+    // What a start does not need: the probe loads with connect, the stateless client once the
+    // probe found that era, the output-schema check (and the validator) with the first result it checks.
+    const lazy = ["src/mcp/client-discover.ts", "src/mcp/client-stateless.ts", "src/mcp/output-check.ts"];
+    const asImport = (m: string): string => `./${m.replace(/\.ts$/, ".js")}`;
+    assert.deepEqual({ imports: client.imports, lazyImports: client.lazyImports }, { imports: ["./src/jsonrpc/errors.js"], lazyImports: lazy.map(asImport) });
+    // Read from the source, so that a lazy import added later cannot be inlined unnoticed.
+    const loadedLazily = client.modules.flatMap((m) =>
+      [...readFileSync(join(ROOT, m), "utf8").matchAll(/(?<!typeof\s*)\bimport\(\s*["'](\.[^"']+)["']\s*\)/g)].map((i) => relative(ROOT, resolve(ROOT, dirname(m), i[1]!))),
+    );
+    assert.deepEqual([...new Set(loadedLazily)].sort(), lazy);
+    assert.deepEqual(lazy.filter((m) => client.modules.includes(m)), []);
+  });
+
+  test("a McpClient of the bundled client entry talks to the echo fixture in both eras, with the per-file subpaths' error classes", async () => {
+    const script = join(dir, "client.mjs");
+    const url = (file: string): string => JSON.stringify(pathToFileURL(join(dist, file)).href);
+    writeFileSync(
+      script,
+      `import { McpClient, StdioClientTransport, BridgeError, RpcError } from ${url("client-stdio.js")};
+import * as jsonrpc from ${url("src/jsonrpc/index.js")};
+import { McpClient as PerFileClient } from ${url("src/mcp/client.js")};
+const out = { sameClasses: BridgeError === jsonrpc.BridgeError && RpcError === jsonrpc.RpcError, eras: {} };
+// Each client's error is an instance of the other's class.
+out.perFileMadeBundled = await new PerFileClient().callTool("echo").catch((err) => err instanceof BridgeError && err.code);
+out.bundledMadePerFile = await new McpClient().callTool("echo").catch((err) => err instanceof jsonrpc.BridgeError && err.code);
+for (const era of ["auto", "legacy"]) {
+  const transport = new StdioClientTransport(${JSON.stringify(fixture("echo.ts"))});
+  const client = new McpClient({ clientInfo: { name: "bundled", version: "1.0.0" }, era });
+  await client.connect(transport);
+  // At once, one line each: the test stops the server even if this script fails later.
+  process.stdout.write(\`pid \${transport.pid}\\n\`);
+  try {
+    const tools = (await client.listTools()).map((tool) => tool.name);
+    // A tool with an outputSchema: its result is checked by the per-file output check.
+    const { structuredContent } = await client.callTool("structured", { label: "bundled" });
+    const missing = await client.readResource("echo://missing").catch((err) => ({ perFileClass: err instanceof jsonrpc.RpcError, code: err.code }));
+    out.eras[era] = { era: client.era, listed: tools.includes("structured"), structuredContent, missing };
+  } finally {
+    await client.close();
+  }
+}
+process.stdout.write(JSON.stringify(out));
+`,
+    );
+    const r = spawnSync(process.execPath, [script], { cwd: dir, encoding: "utf8", timeout: 120_000 });
+    const lines = r.stdout.split("\n");
+    const pids = lines.filter((l) => l.startsWith("pid ")).map((l) => Number(l.slice(4)));
+    try {
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(pids.length, 2);
+      const structuredContent = { origin: { x: 0, y: 0 }, meta: { label: "bundled", tags: ["a", "b"] } };
+      // auto: the probe finds the stateless era (the per-file probe and stateless client load);
+      // legacy: the 2025 handshake, with no probe.
+      const era = (name: "modern" | "legacy") => ({ era: name, listed: true, structuredContent, missing: { perFileClass: true, code: resourceNotFoundCode(name) } });
+      assert.deepEqual(JSON.parse(lines.at(-1)!), {
+        sameClasses: true,
+        perFileMadeBundled: "NOT_CONNECTED",
+        bundledMadePerFile: "NOT_CONNECTED",
+        eras: { auto: era("modern"), legacy: era("legacy") },
+      });
+      for (const pid of pids) assert.equal(await waitGone(pid), true, `server ${pid} outlived the client`);
+    } finally {
+      for (const pid of pids) reap(pid);
+    }
   });
 });

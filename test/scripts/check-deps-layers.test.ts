@@ -59,8 +59,9 @@ describe("layerProblem", () => {
         layerProblem("security/command.ts", "transport/spawn-env.ts"),
         layerProblem("jsonrpc/peer.ts", "jsonrpc/transport.ts"),
         layerProblem("index.ts", "cli/main.ts"),
+        layerProblem("client-stdio.ts", "transport/stdio-client.ts"),
       ],
-      [undefined, undefined, undefined, undefined],
+      [undefined, undefined, undefined, undefined, undefined],
     );
   });
 

@@ -118,10 +118,10 @@ export class JsonRpcPeer {
 
   /** Wires the transport and starts it. */
   start(): Promise<void> {
-    this.transport.onmessage = (m) => this.receive(m);
-    this.transport.onerror = (e) => this.transportError(e);
-    this.transport.onclose = (reason) => this.ended(reason);
     try {
+      this.transport.onmessage = (m) => this.receive(m);
+      this.transport.onerror = (e) => this.transportError(e);
+      this.transport.onclose = (reason) => this.ended(reason);
       // The transport's own promise when it gives one (Promise.resolve returns it as it is):
       // no promise of the peer's per start, and a stateless POST starts a peer each.
       return Promise.resolve(this.transport.start());

@@ -274,8 +274,8 @@ export class StreamableHttpSessionTransport implements Transport {
 
   private release(): void {
     // A stateless POST's transport closes once its answer is out: nothing left to end.
-    const streams = this.streams?.values() ?? [];
-    const channels = this.byRequest.size + (this.streams?.size ?? 0) === 0 ? [] : new Set([...this.byRequest.values(), ...streams]);
+    const open = this.byRequest.size + (this.streams?.size ?? 0);
+    const channels = open === 0 ? [] : new Set([...this.byRequest.values(), ...(this.streams?.values() ?? [])]);
     for (const ch of channels) {
       if (ch.streamId === undefined) {
         if (writable(ch.res)) sendRpcError(ch.res, 404, HTTP_REFUSAL_CODE, "Not Found: session terminated");
@@ -286,9 +286,9 @@ export class StreamableHttpSessionTransport implements Transport {
     this.byRequest.clear();
     this.streams?.clear();
     this.store?.clear();
+    // The lifecycle reports the end (onclose) as soon as this returns, before close() does, as
+    // the server's bookkeeping expects.
     this.onEnd?.();
-    // Before close() returns, as the server's bookkeeping expects.
-    this.life.ended();
   }
 
   /** Priming events (and so `retry`) are sent from 2025-11-25 on, when streams are resumable. */

@@ -6,6 +6,7 @@
  *   npm run -s bench -- --json         the same as one JSON object on stdout (-s: no npm banner)
  *   npm run bench -- --quick           every section, once (for tests)
  *   npm run bench -- --startup         sections 1 and 1b alone (start-up on every Node version)
+ *   npm run bench -- --stdio           sections 2 and 3 alone (stdio tools/call)
  *   npm run bench -- --calibrate       the raw baseline on both sides: each ratio then shows how
  *                                      far this machine moves a figure on its own (ideal 1.00x)
  *   npm run bench -- --schema          section 10 alone (JSON Schema validation of untrusted schemas)

@@ -91,8 +91,8 @@ export function compare(
   return fig;
 }
 
-/** Every figure of one benchmark run, in print order. */
-export function buildFigures(raw: SideResult, ours: SideResult, imports: ImportTimeResult, bundle: PackageImportResult, full?: ImportTimeResult): Figure[] {
+/** Sections 2 and 3: stdio tools/call, sequential and 64 in flight (also the `--stdio` mode). */
+export function buildCallFigures(raw: Pick<SideResult, "sequential" | "inFlight">, ours: Pick<SideResult, "sequential" | "inFlight">): Figure[] {
   const figs: Figure[] = [];
   for (const [key, section, minRatio] of [
     ["sequential", SECTIONS.sequential, 0.9],
@@ -115,7 +115,12 @@ export function buildFigures(raw: SideResult, ours: SideResult, imports: ImportT
       figs.push(compare({ id: `${key}.serverCpuUs`, section, label: "server CPU per call (from /proc)", unit: "us", better: "lower", raw: r.serverCpuUsPerCall, ours: o.serverCpuUsPerCall }));
     }
   }
+  return figs;
+}
 
+/** Every figure of one benchmark run, in print order. */
+export function buildFigures(raw: SideResult, ours: SideResult, imports: ImportTimeResult, bundle: PackageImportResult, full?: ImportTimeResult): Figure[] {
+  const figs = buildCallFigures(raw, ours);
   figs.push(
     compare({ id: "rss.afterCalls", section: SECTIONS.rss, label: "peak after sections 1-3", unit: "MB", better: "lower", raw: raw.rss.afterCallsMb, ours: ours.rss.afterCallsMb }),
     compare({ id: "rss.peak", section: SECTIONS.rss, label: "peak at the end (after 16 MiB echoes)", unit: "MB", better: "lower", raw: raw.rss.peakMb, ours: ours.rss.peakMb }),

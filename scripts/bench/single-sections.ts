@@ -3,6 +3,7 @@
  * work on one part without the whole run's half hour:
  *
  *   --startup         sections 1 and 1b (start-up on every Node version at hand)
+ *   --stdio           sections 2 and 3 (stdio tools/call, sequential and 64 in flight)
  *   --http-stateless  sections 8d and 8e (stateless-era HTTP calls)
  *   --gateway         section 11 (mcp-bridge serve against direct calls, and many sessions)
  *   --schema          section 10 (the validator; no processes, run by scripts/bench.ts before
@@ -15,18 +16,19 @@
 import { loadavg } from "node:os";
 import { buildGatewayFigures, GATEWAY_SESSIONS, gatewayRunnerConfigs, gatewaySection } from "./gateway.ts";
 import { buildHttpStatelessFigures, httpPlan, httpStatelessSection } from "./http.ts";
-import { FULL_PLAN, QUICK_PLAN, type ForkRunners, type Plan, type Sides } from "./measure.ts";
+import { callSection, FULL_PLAN, QUICK_PLAN, type ForkRunners, type Plan, type Sides } from "./measure.ts";
 import type { StartupSetup } from "./profile-mode.ts";
-import { formatFigures, type Figure } from "./report.ts";
+import { buildCallFigures, formatFigures, type Figure } from "./report.ts";
 import type { RunnerProcess } from "./runner-process.ts";
 import { buildStartupFigures, cliOnEveryNode, nodeVersions, spawnOnEveryNode, spawnServers, startupFailures, type NodeVersion, type StartupResult } from "./startup.ts";
 import type { Mode, RunnerConfig } from "./types.ts";
 
-export type SingleSection = "startup" | "http-stateless" | "gateway";
+export type SingleSection = "startup" | "stdio" | "http-stateless" | "gateway";
 
 /** The flag of each mode, as scripts/bench.ts parses it. */
 export const SINGLE_SECTION_FLAGS: Readonly<Record<`--${SingleSection}`, SingleSection>> = {
   "--startup": "startup",
+  "--stdio": "stdio",
   "--http-stateless": "http-stateless",
   "--gateway": "gateway",
 };
@@ -107,6 +109,15 @@ async function measureSection(section: SingleSection, deps: SectionDeps): Promis
     case "startup": {
       const result = await startupSections(deps, plan, nodeVersions(deps.root));
       return { notes: [...notes.slice(2, 3), ...startupFailures(result)], figures: buildStartupFigures(result), result: { startup: result } };
+    }
+    case "stdio": {
+      const forks: ForkRunners = { start: () => [deps.startRunner(deps.pinned("raw")), deps.startRunner(deps.pinned("ours"))], stop: deps.quitRunners };
+      const sides = forks.start();
+      deps.progress("2, 3. tools/call, sequential and 64 in flight");
+      const calls = await callSection(sides, plan, "stdio", undefined, forks);
+      await deps.quitRunners(sides);
+      const result = { raw: calls.get(sides[0]!)!, ours: calls.get(sides[1]!)! };
+      return { notes: [...notes.slice(0, 3), notes[5]!, notes[notes.length - 2]!], figures: buildCallFigures(result.raw, result.ours), result: { stdio: result } };
     }
     case "http-stateless": {
       const forks: ForkRunners = { start: () => [deps.startRunner(deps.pinned("raw")), deps.startRunner(deps.pinned("ours"))], stop: deps.quitRunners };

@@ -203,6 +203,23 @@ describe("npm run bench -- --quick --calibrate --json", () => {
   });
 });
 
+describe("npm run bench -- --stdio --quick --json", () => {
+  test("runs sections 2 and 3 alone, with their targets, and leaves no child running", { timeout: 180_000 }, async () => {
+    const run = await runBench(["--stdio", "--quick", "--json"]);
+    assert.equal(run.code, 0, `bench failed:\n${run.stderr}`);
+    assert.ok(isGone(run.pid), "the bench process itself is gone");
+    const report = JSON.parse(run.stdout) as { figures: BenchReport["figures"]; stdio: { raw: { sequential: { calls: number } }; ours: { sequential: { calls: number } } } };
+    const ids = report.figures.map((f) => f.id);
+    for (const key of ["sequential", "inFlight"]) {
+      for (const id of [`${key}.callsPerSec`, `${key}.p50Ms`, `${key}.p99Ms`, `${key}.clientCpuUs`]) assert.ok(ids.includes(id), id);
+      const throughput = report.figures.find((f) => f.id === `${key}.callsPerSec`)!;
+      assert.equal(typeof throughput.pass, "boolean", `${key} throughput has a verdict`);
+    }
+    assert.ok(ids.every((id) => /^(sequential|inFlight)\./.test(id)), `only sections 2 and 3: ${ids.join(", ")}`);
+    assert.ok(report.stdio.raw.sequential.calls > 0 && report.stdio.ours.sequential.calls > 0, "both sides made calls");
+  });
+});
+
 describe("stats", () => {
   test("median of odd and even counts, and of nothing", () => {
     assert.equal(median([3, 1, 2]), 2);

@@ -111,30 +111,37 @@ function commandIo(out: (t: string) => void, err: (t: string) => void, terminal:
 
 /**
  * Runs the CLI; returns the exit code. Output goes through `out`/`err` and the terminal's
- * facts through `terminal`, so tests can capture the one and choose the other.
+ * facts through `terminal`, so tests can capture the one and choose the other. `terminal` may
+ * be a function: it is called once, after an early spawn and before the first output (by
+ * default it reads the process's stdout and stderr).
  */
 export async function main(
   argv: readonly string[],
   out = (t: string) => console.log(t),
   err = (t: string) => console.error(t),
-  terminal: Terminal = processTerminal(),
+  terminal: Terminal | (() => Terminal) = processTerminal,
 ): Promise<number> {
-  const io = commandIo(out, err, terminal);
+  let made: CliIo | undefined;
+  const ready = (): CliIo => (made ??= commandIo(out, err, typeof terminal === "function" ? terminal() : terminal));
   let started: Promise<EarlySpawn | undefined> | undefined;
   try {
     const args = parseArgs(argv, SPEC);
     const sub = args.positionals[0];
+    const asksHelp = args.flags.has("version") || args.flags.has("help");
+    // A stdio server named by `-- <command>` is spawned first, and boots while the command's
+    // modules load (early-spawn.ts): loaded side by side, the two module graphs would finish
+    // together. The command takes the server over; it is stopped below if nothing did. The
+    // process's stdout and stderr are touched only after it (ready()): making them costs Node
+    // a few ms, which the server's boot now hides (docs/decisions.md 175).
+    if (!asksHelp && SERVER_COMMANDS.has(sub)) {
+      started = import("./early-spawn.ts").then((m) => m.spawnEarly(sub as ServerCommand, args));
+      await started;
+    }
+    const io = ready();
     if (args.flags.has("version")) return await printVersion(io);
     if (args.flags.has("help") || sub === "help" || sub === undefined) {
       out(USAGE);
       return sub === undefined && !args.flags.has("help") ? 2 : 0;
-    }
-    // A stdio server named by `-- <command>` is spawned first, and boots while the command's
-    // modules load (early-spawn.ts): loaded side by side, the two module graphs would finish
-    // together. The command takes the server over; it is stopped below if nothing did.
-    if (SERVER_COMMANDS.has(sub)) {
-      started = import("./early-spawn.ts").then((m) => m.spawnEarly(sub as ServerCommand, args));
-      await started;
     }
     // Each command loads its own modules, and only when it runs: `shim` is started as a stdio
     // MCP server for every session that uses it and needs 7 modules, the CLI as a whole 73
@@ -167,7 +174,7 @@ export async function main(
     }
   } catch (e) {
     const { reportFailure } = await import("./report.ts");
-    return reportFailure(e, { json: jsonRequested(argv), write: io.err, usage: USAGE });
+    return reportFailure(e, { json: jsonRequested(argv), write: ready().err, usage: USAGE });
   } finally {
     // Idempotent: a command that took the server has closed it already. A failed load of the
     // early spawn's module was reported above.
@@ -175,6 +182,15 @@ export async function main(
       (spawned) => spawned?.transport.close(),
       () => undefined,
     );
+  }
+}
+
+/** The command `argv` names, or "" when it does not parse. */
+function commandOf(argv: readonly string[]): string {
+  try {
+    return parseArgs(argv, SPEC).positionals[0] ?? "";
+  } catch {
+    return "";
   }
 }
 
@@ -226,12 +242,22 @@ if (isProgram()) {
         setTimeout(() => process.exit(0), 1000).unref();
       });
   };
-  process.stdout.on("error", onOutputError);
-  process.stderr.on("error", onOutputError);
+  // main calls this before its first output (after an early spawn, see main).
+  const terminal = (): Terminal => {
+    process.stdout.on("error", onOutputError);
+    process.stderr.on("error", onOutputError);
+    return processTerminal();
+  };
   const unlessBroken = (write: (text: string) => void) => (text: string) => {
     if (!broken) write(text);
   };
-  main(process.argv.slice(2), unlessBroken((t) => console.log(t)), unlessBroken((t) => console.error(t))).then((code) => {
+  const argv = process.argv.slice(2);
+  main(argv, unlessBroken((t) => console.log(t)), unlessBroken((t) => console.error(t)), terminal).then((code) => {
     process.exitCode = broken ? 0 : code;
+    // A command that talked to one server has closed it, and its process is gone, when main
+    // returns: nothing is left to wait for but Node's own teardown of the heap, which a
+    // process that exits skips (~4 ms on Node 24; docs/decisions.md 175). The exit waits
+    // until what was written to stdout and stderr has left.
+    if (!broken && SERVER_COMMANDS.has(commandOf(argv))) process.stdout.write("", () => process.stderr.write("", () => process.exit()));
   });
 }

@@ -115,3 +115,30 @@ test("the entry imports no command statically: each is imported when it runs", (
     assert.match(source, new RegExp(`await import\\("\\./${command}\\.ts"\\)`), command);
   }
 });
+
+/** Pids of this process's children now (Linux: /proc/<pid>/task/<pid>/children). */
+function childPids(): string[] {
+  return readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+}
+
+test("a server command starts its server before it makes the terminal, and makes it once", async () => {
+  const { main } = await import("../../src/cli/main.ts");
+  const before = childPids();
+  const seen: string[][] = [];
+  const terminal = () => {
+    seen.push(childPids().filter((pid) => !before.includes(pid)));
+    return { columns: 80 };
+  };
+  const out: string[] = [];
+  const code = await main(["inspect", "--json", "--", ...echoCommand], (t) => out.push(t), () => undefined, terminal);
+  assert.equal(code, 0);
+  assert.equal(seen.length, 1, "the terminal was made once");
+  assert.equal(seen[0]!.length, 1, "the server had been started when it was made");
+  assert.equal((JSON.parse(out.join("\n")) as { serverInfo: { name: string } }).serverInfo.name, "echo");
+  for (const pid of seen[0]!) assert.equal(alive(Number(pid)), false, `server ${pid} is stopped`);
+
+  // --version starts nothing and still makes the terminal before printing.
+  seen.length = 0;
+  assert.equal(await main(["inspect", "--version", "--", ...echoCommand], () => undefined, () => undefined, terminal), 0);
+  assert.deepEqual(seen, [[]]);
+});

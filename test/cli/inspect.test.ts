@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { toolArguments, toolListing } from "../../src/cli/inspect.ts";
-import { echoCommand, run, runProcess } from "./helpers.ts";
+import { echoCommand, fixtureCommand, run, runProcess } from "./helpers.ts";
 
 function toolsSection(out: string): string[] {
   const lines = out.split("\n");
@@ -42,6 +42,15 @@ test("inspect run as a process, stdout not a terminal, fits 80 columns", () => {
   assert.equal(r.code, 0, r.err);
   assert.deepEqual(r.out.split("\n").filter((l) => l.length > 80), []);
   assert.match(r.out, /^structured {5}Returns nested structured content described by an outputSchema\n {15}with \$defs\.$/m);
+});
+
+test("inspect --json run as a process writes all of a long listing to a pipe before it exits", () => {
+  // The CLI exits at once after a server command (docs/decisions.md 175): only once its output has left.
+  const r = runProcess(["inspect", "--json", "--", ...fixtureCommand("many.ts")]);
+  assert.equal(r.code, 0, r.err);
+  const listing = JSON.parse(r.out) as { tools: { name: string }[] };
+  assert.equal(listing.tools.length, 150);
+  assert.equal(listing.tools.at(-1)!.name, "tool-150");
 });
 
 test("argument types are read from the schema: arrays, unions, enums, refs; untrusted text is escaped", () => {

@@ -127,13 +127,13 @@ export async function main(
   try {
     const args = parseArgs(argv, SPEC);
     const sub = args.positionals[0];
-    const asksHelp = args.flags.has("version") || args.flags.has("help");
+    const printsOnly = args.flags.has("version") || args.flags.has("help");
     // A stdio server named by `-- <command>` is spawned first, and boots while the command's
     // modules load (early-spawn.ts): loaded side by side, the two module graphs would finish
     // together. The command takes the server over; it is stopped below if nothing did. The
     // process's stdout and stderr are touched only after it (ready()): making them costs Node
     // a few ms, which the server's boot now hides (docs/decisions.md 175).
-    if (!asksHelp && SERVER_COMMANDS.has(sub)) {
+    if (!printsOnly && SERVER_COMMANDS.has(sub)) {
       started = import("./early-spawn.ts").then((m) => m.spawnEarly(sub as ServerCommand, args));
       await started;
     }
@@ -256,8 +256,8 @@ if (isProgram()) {
     process.exitCode = broken ? 0 : code;
     // A command that talked to one server has closed it, and its process is gone, when main
     // returns: nothing is left to wait for but Node's own teardown of the heap, which a
-    // process that exits skips (~4 ms on Node 24; docs/decisions.md 175). The exit waits
-    // until what was written to stdout and stderr has left.
+    // process that exits skips (4 ms of the cold path on Node 24; docs/decisions.md 175).
+    // The exit waits until what was written to stdout and stderr has left.
     if (!broken && SERVER_COMMANDS.has(commandOf(argv))) process.stdout.write("", () => process.stderr.write("", () => process.exit()));
   });
 }

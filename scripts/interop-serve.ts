@@ -37,6 +37,13 @@ const SDK_CLIENT = join(ROOT, "scripts", "interop-sdk", "sdk-gateway-client.mjs"
 const MAIN = join(ROOT, "src", "cli", "main.ts");
 /** Each run's deadline: a peer that never answers fails its row instead of hanging the run. */
 const RUN_LIMIT_MS = 60_000;
+/**
+ * How long serve gets to stop after SIGTERM. It stops each upstream as the specification says
+ * (stdin closed, 2 s, SIGTERM, 2 s, SIGKILL), and server-everything does not end at its
+ * stdin's end: serve needed 2.05 s, and SIGKILLed after the default 2 s it left that
+ * upstream running, in a process group of its own.
+ */
+const SERVE_STOP_GRACE_MS = 15_000;
 const NOTE_TEXT = "hello through the gateway\n";
 
 interface Row {
@@ -134,7 +141,7 @@ export async function runServeInterop(): Promise<number> {
     } catch (err) {
       rows.push({ client: "SDK client, Inspector CLI", wire: "streamable http", steps: [{ step: "serve", ok: false, detail: String(err) }] });
     } finally {
-      await groups.stop(serve);
+      await groups.stop(serve, SERVE_STOP_GRACE_MS);
     }
   } finally {
     await groups.stopAll();

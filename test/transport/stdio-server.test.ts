@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { PassThrough, Writable } from "node:stream";
+import { PassThrough } from "node:stream";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { BridgeError } from "../../src/jsonrpc/errors.ts";
 import { StdioServerTransport } from "../../src/transport/stdio-server.ts";
 import { loaderArgs } from "../../src/util/node-command.ts";
+import { writeRecorder } from "./write-recorder.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SERVER_MODULE = join(ROOT, "src", "transport", "stdio-server.ts");
@@ -95,17 +96,7 @@ describe("StdioServerTransport over streams", () => {
 
   test("answers sent in the same tick leave in writes of at most eight; a lone answer is written within the tick", async () => {
     const stdin = new PassThrough();
-    const writes: string[][] = [];
-    const stdout = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        writes.push([chunk.toString("utf8")]);
-        done();
-      },
-      writev(chunks, done) {
-        writes.push(chunks.map((c) => (c.chunk as Buffer).toString("utf8")));
-        done();
-      },
-    });
+    const { stream: stdout, writes } = writeRecorder();
     const transport = new StdioServerTransport({ stdin, stdout });
     await transport.start();
     for (let id = 1; id <= 10; id++) void transport.send({ jsonrpc: "2.0", id, result: {} });

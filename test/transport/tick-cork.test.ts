@@ -1,23 +1,8 @@
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
+import type { Writable } from "node:stream";
 import { test } from "node:test";
 import { TickCork } from "../../src/transport/tick-cork.ts";
-
-/** A stream that records each system-call-sized write: one entry per write or writev. */
-function recorder(): { stream: Writable; writes: string[][] } {
-  const writes: string[][] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      writes.push([chunk.toString("utf8")]);
-      done();
-    },
-    writev(chunks, done) {
-      writes.push(chunks.map((c) => (c.chunk as Buffer).toString("utf8")));
-      done();
-    },
-  });
-  return { stream, writes };
-}
+import { writeRecorder } from "./write-recorder.ts";
 
 function nextTick(): Promise<void> {
   return new Promise((resolve) => process.nextTick(resolve));
@@ -31,7 +16,7 @@ function writeAll(cork: TickCork, stream: Writable, words: string[]): void {
 }
 
 test("without a bound, the writes of one tick leave together when the tick ends", async () => {
-  const { stream, writes } = recorder();
+  const { stream, writes } = writeRecorder();
   const cork = new TickCork(stream);
   writeAll(cork, stream, ["a", "b", "c", "d", "e"]);
   assert.deepEqual(writes, [], "nothing leaves before the tick ends");
@@ -41,7 +26,7 @@ test("without a bound, the writes of one tick leave together when the tick ends"
 });
 
 test("maxHeld splits a tick's writes into batches of that many, in order, the last at the tick's end", async () => {
-  const { stream, writes } = recorder();
+  const { stream, writes } = writeRecorder();
   const cork = new TickCork(stream, 2);
   writeAll(cork, stream, ["a", "b", "c", "d", "e"]);
   assert.deepEqual(writes, [["a", "b"], ["c", "d"]], "full batches leave at once");
@@ -56,7 +41,7 @@ test("maxHeld splits a tick's writes into batches of that many, in order, the la
 });
 
 test("maxHeld 1 writes each message as it comes", async () => {
-  const { stream, writes } = recorder();
+  const { stream, writes } = writeRecorder();
   const cork = new TickCork(stream, 1);
   writeAll(cork, stream, ["a", "b", "c"]);
   assert.deepEqual(writes, [["a"], ["b"]]);

@@ -8,6 +8,7 @@ import type { McpClientOptions } from "../mcp/client-types.ts";
 import type { InitializeResult } from "../mcp/types.ts";
 import { StdioClientTransport } from "../transport/stdio-client.ts";
 import type { HttpAuthProvider } from "../transport/auth-provider.ts";
+import type { StartedProcess } from "../transport/stdio-spawn.ts";
 import type { Transport } from "../transport/transport.ts";
 import { EarlyStartedTransport } from "./early-start.ts";
 import { trackClient } from "./open-clients.ts";
@@ -31,6 +32,8 @@ export interface TransportOptions {
   onStderr?: (line: string) => void;
   /** A remote server's auth provider (bearer tokens, the OAuth flow on 401/403). */
   auth?: HttpAuthProvider;
+  /** A stdio server's process, already spawned for this config (early-process.ts). */
+  process?: StartedProcess;
 }
 
 /**
@@ -47,6 +50,7 @@ export async function transportFor(config: McpServerConfig, options: TransportOp
       inheritEnv: options.inheritEnv,
       name: config.name,
       onStderr: options.onStderr,
+      process: options.process,
     });
   }
   return (await import("./connect-remote.ts")).remoteTransport(config, options.auth);

@@ -19,7 +19,7 @@ export class EarlyStartedTransport implements Transport {
   onclose?: (reason?: Error) => void;
   /** The transport started early. */
   readonly inner: Transport;
-  /** When its start began (`process.hrtime.bigint()`), for the time to a completed handshake. */
+  /** When its process was spawned (`process.hrtime.bigint()`), for the time to a completed handshake. */
   readonly startedAt: bigint;
   /** Settles when the inner start does, and never rejects: `start()` reports a failure. */
   readonly settled: Promise<void>;
@@ -27,13 +27,13 @@ export class EarlyStartedTransport implements Transport {
   /** Events of the inner transport that came before `start()`; `undefined` once handed on. */
   private held: (() => void)[] | undefined = [];
 
-  /** Starts `inner` now. */
-  constructor(inner: Transport) {
+  /** Starts `inner` now; `startedAt`: when its process was spawned, if before. */
+  constructor(inner: Transport, startedAt = process.hrtime.bigint()) {
     this.inner = inner;
     inner.onmessage = (m) => this.handOn(() => this.onmessage?.(m));
     inner.onerror = (e) => this.handOn(() => this.onerror?.(e));
     inner.onclose = (reason) => this.handOn(() => this.onclose?.(reason));
-    this.startedAt = process.hrtime.bigint();
+    this.startedAt = startedAt;
     this.starting = inner.start();
     this.settled = this.starting.then(
       () => undefined,

@@ -129,12 +129,14 @@ export async function main(
     const sub = args.positionals[0];
     const printsOnly = args.flags.has("version") || args.flags.has("help");
     // A stdio server named by `-- <command>` is spawned first, and boots while the command's
-    // modules load (early-spawn.ts): loaded side by side, the two module graphs would finish
+    // modules load (early-process.ts): loaded side by side, the two module graphs would finish
     // together. The command takes the server over; it is stopped below if nothing did. The
     // process's stdout and stderr are touched only after it (ready()): making them costs Node
     // a few ms, which the server's boot now hides (docs/decisions.md 175).
     if (!printsOnly && SERVER_COMMANDS.has(sub)) {
-      started = import("./early-spawn.ts").then((m) => m.spawnEarly(sub as ServerCommand, args));
+      started = import("./early-process.ts")
+        .then((m) => m.startEarly(sub as ServerCommand, args))
+        .then(async (early) => early && (await import("./early-spawn.ts")).adoptEarly(early, args));
       await started;
     }
     const io = ready();

@@ -2,6 +2,7 @@
  * The option and counter types of {@link StdioClientTransport}, apart from its code. Types only:
  * erased at run time, so importing the transport loads no extra module for them.
  */
+import type { StartedProcess } from "./stdio-spawn.ts";
 
 export interface StdioClientTransportOptions {
   /** Executable: a bare name (looked up in the child's PATH) or a path (relative to `cwd`). */
@@ -25,6 +26,12 @@ export interface StdioClientTransportOptions {
   name?: string;
   /** Size of the stderr ring buffer. Default 64 KiB. */
   stderrBufferBytes?: number;
+  /**
+   * A process already started with `startProcess` (transport/stdio-spawn.ts) for this same
+   * command: `start()` takes it over instead of spawning, and reports its failure to start or
+   * an exit that came meanwhile as for a process of its own. `command` still names it.
+   */
+  process?: StartedProcess;
 }
 
 /** @deprecated Renamed {@link StdioClientTransportOptions}; this alias goes in the next release. */

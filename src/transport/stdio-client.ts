@@ -9,7 +9,7 @@
  * - the child leads its own process group, so shutdown reaches grandchildren (`npx`, `uvx`);
  * - stderr is kept in a bounded ring buffer and never read as protocol or as an error signal.
  */
-import type { ChildProcess, ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { basename } from "node:path";
 import { BridgeError, errorMessage } from "../jsonrpc/errors.ts";
 import { encodeMessage, type JsonRpcMessage } from "../jsonrpc/message.ts";
@@ -18,12 +18,14 @@ import { TransportLifecycle } from "./lifecycle.ts";
 import { settlesWithin } from "../util/deadline.ts";
 import { notNonEmptyString } from "../util/object.ts";
 import { ByteRing, DEFAULT_RING_BYTES, lastLines, TextLineSplitter } from "./ring-buffer.ts";
-import { buildChildEnv, CommandNotFoundError, isDirectory, processGroupExists, resolveCommand } from "./spawn-env.ts";
+import { CommandNotFoundError, processGroupExists } from "./spawn-env.ts";
+import { startProcess, type StartedProcess } from "./stdio-spawn.ts";
 import { TickCork } from "./tick-cork.ts";
 import type { StdioClientTransportOptions, StdioClientStats } from "./stdio-client-types.ts";
 import type { Transport } from "./transport.ts";
 
 export type { StdioClientTransportOptions, StdioClientOptions, StdioClientStats } from "./stdio-client-types.ts";
+export { startProcess, type ProcessExit, type SpawnTarget, type StartedProcess } from "./stdio-spawn.ts";
 
 const DEFAULT_GRACE_MS = 2000;
 const STDERR_LINE_CHARS = 8192;
@@ -127,38 +129,33 @@ export class StdioClientTransport implements Transport {
   }
 
   private async spawnChild(): Promise<void> {
-    const { command } = this.options;
-    const cwd = this.options.cwd ?? process.cwd();
-    const env = buildChildEnv({ env: this.options.env, inheritEnv: this.options.inheritEnv });
-    let resolved: string;
+    let started: StartedProcess | undefined;
     try {
-      // Plain: caught just below and reported as SPAWN_FAILED, like a failed command lookup.
-      if (!isDirectory(cwd)) throw new Error(`working directory "${cwd}" does not exist`);
-      resolved = await resolveCommand(command, { cwd, env });
+      started = this.options.process ?? (await startProcess(this.options, () => this.life.ending));
     } catch (err) {
       throw this.spawnFailed(err);
     }
-    if (this.life.ending) throw this.closedError();
-    this.resolvedPath = resolved;
+    // close() came while the command was looked up: nothing was spawned.
+    if (started === undefined) throw this.closedError();
+    const child = this.adopt(started);
 
-    // Loaded on first spawn, not at import: it is a large module that programs importing the
-    // library for other transports never need. Synchronously: between an `await import()` and
-    // the spawn, the event loop ran whatever else was queued (docs/decisions.md 155).
-    const { spawn } = process.getBuiltinModule("node:child_process");
-    let child: ChildProcessWithoutNullStreams;
-    try {
-      child = spawn(resolved, this.options.args ?? [], {
-        cwd,
-        env,
-        stdio: ["pipe", "pipe", "pipe"],
-        shell: false,
-        detached: !IS_WINDOWS,
-        windowsHide: true,
-      });
-    } catch (err) {
-      // Some failures (bad arguments, EINVAL) are thrown rather than emitted.
-      throw this.spawnFailed(err);
+    const failure = await started.running;
+    if (failure !== undefined) {
+      // A child that never ran has no end to report: start() rejects instead.
+      child.removeAllListeners("exit").removeAllListeners("close");
+      clearTimeout(this.streamsTimer);
+      child.stdin.destroy();
+      child.stdout.destroy();
+      child.stderr.destroy();
+      throw this.spawnFailed(failure);
     }
+    child.on("error", (err) => this.log(`child process error: ${errorMessage(err)}`));
+  }
+
+  /** Takes `started` over: its output is read from now on, its end reported. */
+  private adopt(started: StartedProcess): StartedProcess["child"] {
+    const child = started.child;
+    this.resolvedPath = started.resolvedCommand;
     this.child = child;
     this.cork = new TickCork(child.stdin);
     child.on("exit", (code, signal) => this.onExit(code, signal));
@@ -170,25 +167,9 @@ export class StdioClientTransport implements Transport {
     child.stderr.on("data", (chunk: Uint8Array) => this.onStderrChunk(chunk));
     child.stderr.on("end", () => this.stderrLines?.end());
     child.stderr.on("error", (err) => this.log(`stderr error: ${errorMessage(err)}`));
-
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => {
-        child.off("spawn", onSpawn);
-        // A child that never ran has no end to report: start() rejects instead.
-        child.removeAllListeners("exit").removeAllListeners("close");
-        child.stdin.destroy();
-        child.stdout.destroy();
-        child.stderr.destroy();
-        reject(this.spawnFailed(err));
-      };
-      const onSpawn = (): void => {
-        child.off("error", onError);
-        child.on("error", (err) => this.log(`child process error: ${errorMessage(err)}`));
-        resolve();
-      };
-      child.once("error", onError);
-      child.once("spawn", onSpawn);
-    });
+    // A process handed over may have exited before anyone listened.
+    if (started.exit !== undefined) this.onExit(started.exit.code, started.exit.signal);
+    return child;
   }
 
   private onStdout(chunk: Uint8Array): void {
@@ -254,8 +235,12 @@ export class StdioClientTransport implements Transport {
   }
 
   private async shutdown(startFailed: boolean): Promise<void> {
+    if (startFailed) return;
+    const handed = this.options.process;
+    // Closed before start(): a process handed in is still ours to stop, if it ever ran.
+    if (this.child === undefined && handed !== undefined && (await handed.running) === undefined) this.adopt(handed);
     const child = this.child;
-    if (!child || startFailed) return;
+    if (!child) return;
     if (this.exitInfo) {
       // Exited on its own: its end is (being) reported; only leftovers of the group remain.
       await this.done.promise;

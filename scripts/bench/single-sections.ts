@@ -102,6 +102,11 @@ export function formatSection(outcome: SectionOutcome): string {
   return [...outcome.notes, formatFigures(outcome.figures)].join("\n");
 }
 
+/** A fresh pinned pair of runners (raw, ours) per fork. */
+function pinnedForks(deps: SectionDeps): ForkRunners {
+  return { start: () => [deps.startRunner(deps.pinned("raw")), deps.startRunner(deps.pinned("ours"))], stop: deps.quitRunners };
+}
+
 async function measureSection(section: SingleSection, deps: SectionDeps): Promise<SectionOutcome> {
   const plan = deps.quick ? QUICK_PLAN : FULL_PLAN;
   const { notes } = deps;
@@ -111,7 +116,7 @@ async function measureSection(section: SingleSection, deps: SectionDeps): Promis
       return { notes: [...notes.slice(2, 3), ...startupFailures(result)], figures: buildStartupFigures(result), result: { startup: result } };
     }
     case "stdio": {
-      const forks: ForkRunners = { start: () => [deps.startRunner(deps.pinned("raw")), deps.startRunner(deps.pinned("ours"))], stop: deps.quitRunners };
+      const forks = pinnedForks(deps);
       const sides = forks.start();
       deps.progress("2, 3. tools/call, sequential and 64 in flight");
       const calls = await callSection(sides, plan, "stdio", undefined, forks);
@@ -120,7 +125,7 @@ async function measureSection(section: SingleSection, deps: SectionDeps): Promis
       return { notes: [...notes.slice(0, 3), notes[5]!, notes[notes.length - 2]!], figures: buildCallFigures(result.raw, result.ours), result: { stdio: result } };
     }
     case "http-stateless": {
-      const forks: ForkRunners = { start: () => [deps.startRunner(deps.pinned("raw")), deps.startRunner(deps.pinned("ours"))], stop: deps.quitRunners };
+      const forks = pinnedForks(deps);
       const sides = forks.start();
       deps.progress("8d-e. tools/call over Streamable HTTP in the stateless era (2026-07-28), sequential and 64 in flight");
       const era = await httpStatelessSection(sides, httpPlan(deps.quick, plan), forks);

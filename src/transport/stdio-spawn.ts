@@ -8,17 +8,12 @@
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { buildChildEnv, isDirectory, resolveCommand } from "./spawn-env.ts";
+import type { StdioClientTransportOptions } from "./stdio-client-types.ts";
 
 const IS_WINDOWS = process.platform === "win32";
 
-/** What to run: the spawn fields of `StdioClientTransportOptions`. */
-export interface SpawnTarget {
-  command: string;
-  args?: readonly string[];
-  cwd?: string;
-  env?: Readonly<Record<string, string>>;
-  inheritEnv?: boolean;
-}
+/** What to run: the spawn fields of `StdioClientTransportOptions`, with their meaning there. */
+export type SpawnTarget = Pick<StdioClientTransportOptions, "command" | "args" | "cwd" | "env" | "inheritEnv">;
 
 /** How a process exited: its code, or the signal that ended it. */
 export interface ProcessExit {

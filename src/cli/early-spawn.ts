@@ -1,6 +1,6 @@
 /**
- * The transport over the stdio server `main` spawned early (early-process.ts), loaded once the
- * process runs: the stdio transport, the ndjson framing and the rest load while the server
+ * The transport over the stdio server `main` spawned early (early-process.ts), loaded right
+ * after the spawn: the stdio transport, the ndjson framing and the rest load while the server
  * boots (docs/decisions.md 155, 177).
  *
  * Nothing here decides what runs: `withServer` still works out the server's config as always
@@ -43,6 +43,7 @@ export async function adoptEarly(early: EarlyProcess, args: ParsedArgs): Promise
   const options = { inheritEnv, onStderr: args.flags.has("verbose") ? onStderr : undefined, process: early.process };
   const inner = await transportFor(spawned, options);
   const transport = trackClient(new EarlyStartedTransport(inner, early.process.startedAt));
+  // Settled once the process runs or could not start: the command takes it over in a known state.
   await transport.settled;
   return {
     transport,

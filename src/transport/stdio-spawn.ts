@@ -63,7 +63,11 @@ export async function startProcess(target: SpawnTarget, cancelled?: () => boolea
     detached: !IS_WINDOWS,
     windowsHide: true,
   });
-  const started: { -readonly [K in keyof StartedProcess]: StartedProcess[K] } = {
+  let exit: ProcessExit | undefined;
+  child.once("exit", (code, signal) => {
+    exit = { code, signal };
+  });
+  return {
     child,
     resolvedCommand,
     startedAt,
@@ -72,10 +76,8 @@ export async function startProcess(target: SpawnTarget, cancelled?: () => boolea
       // Stays attached: an 'error' event with no listener would throw.
       child.on("error", (err) => resolve(err));
     }),
-    exit: undefined,
+    get exit() {
+      return exit;
+    },
   };
-  child.once("exit", (code, signal) => {
-    started.exit = { code, signal };
-  });
-  return started;
 }

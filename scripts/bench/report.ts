@@ -3,7 +3,7 @@
  * them as a table. Targets are reported, never asserted: the benchmark exits 0 on a MISS.
  */
 import type { ImportTimeResult, PackageImportResult } from "./import-time.ts";
-import { median, percentile } from "./stats.ts";
+import { median, medianInterval, percentile } from "./stats.ts";
 import type { SideResult } from "./types.ts";
 
 /** A number to compare against a target. `better` says which direction wins. */
@@ -31,8 +31,11 @@ export interface CompareFigure extends FigureBase {
   /**
    * With paired rounds: the quartiles of the per-round ratios and how many rounds there were.
    * How far apart they are says how much one run can move `ratio` (and so PASS or MISS).
+   * `median95`: where the median of the per-round ratios lies with 95% confidence
+   * (`medianInterval`), when there are rounds enough; a target inside it is not decided by
+   * this run, whichever way `pass` went.
    */
-  roundRatios?: { p25: number; p75: number; n: number };
+  roundRatios?: { p25: number; p75: number; n: number; median95?: MedianInterval };
   /** Column heads when the two sides are not "raw" and "ours" (the section title then says what the ratio is). */
   heads?: { raw: string; ours: string };
   /**
@@ -40,6 +43,14 @@ export interface CompareFigure extends FigureBase {
    * beside the ratio, since a cost both sides pay shrinks a ratio but not the gap.
    */
   gapMs?: number;
+}
+
+/** Where the median of the per-round ratios lies (95%), and whether a target's bound falls inside. */
+export interface MedianInterval {
+  low: number;
+  high: number;
+  /** Set where a target is judged. */
+  holdsTarget?: boolean;
 }
 
 /** A figure with one value (import time, start-up of node itself). */
@@ -83,12 +94,25 @@ export function compare(
   const each = rounds && roundRatios(rounds.raw, rounds.ours);
   const ratio = each ? median(each) : base.ours / base.raw;
   const fig: CompareFigure = { kind: "compare", ...base, ratio };
-  if (each) fig.roundRatios = { p25: percentile(each, 25), p75: percentile(each, 75), n: each.length };
+  if (each) {
+    fig.roundRatios = { p25: percentile(each, 25), p75: percentile(each, 75), n: each.length };
+    const interval = medianInterval(each);
+    if (interval) fig.roundRatios.median95 = interval;
+  }
   if (target) {
     fig.target = target.text;
     fig.pass = (target.maxRatio === undefined || ratio <= target.maxRatio) && (target.minRatio === undefined || ratio >= target.minRatio);
+    const interval = fig.roundRatios?.median95;
+    if (interval) interval.holdsTarget = [target.minRatio, target.maxRatio].some((b) => b !== undefined && b >= interval.low && b <= interval.high);
   }
   return fig;
+}
+
+/** `; median a-bx at 95%`, and whether that interval holds the target's bound. */
+function medianNote(interval: MedianInterval | undefined): string {
+  if (interval === undefined) return "";
+  const undecided = interval.holdsTarget === true ? ", target inside: not decided by this run" : "";
+  return `; median ${interval.low.toFixed(2)}-${interval.high.toFixed(2)}x at 95%${undecided}`;
 }
 
 /** Sections 2 and 3: stdio tools/call, sequential and 64 in flight (also the `--stdio` mode). */
@@ -204,7 +228,7 @@ export function formatFigures(figures: readonly Figure[]): string {
     if (f.kind === "compare") {
       // Only where a target is judged: there the spread says whether PASS/MISS is within noise.
       const q = f.target !== undefined ? f.roundRatios : undefined;
-      const spread = q && q.n > 1 ? `  (rounds ${q.p25.toFixed(2)}-${q.p75.toFixed(2)}x, n=${q.n})` : "";
+      const spread = q && q.n > 1 ? `  (rounds ${q.p25.toFixed(2)}-${q.p75.toFixed(2)}x, n=${q.n}${medianNote(q.median95)})` : "";
       const gap = f.gapMs === undefined ? "" : `${f.gapMs >= 0 ? "+" : ""}${f.gapMs.toFixed(1)} ms`;
       lines.push(row([f.label, f.unit, num(f.raw), num(f.ours), `${f.ratio.toFixed(2)}x`, gap, f.target ?? "", mark + spread]));
     } else lines.push(row([f.label, f.unit, "", num(f.value), "", "", f.target ?? "", mark]));

@@ -20,6 +20,32 @@ export function median(samples: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * A distribution-free confidence interval for the median of `samples`: the order statistics
+ * x(k) and x(n+1-k) with the largest k for which a Binomial(n, 1/2) count falls below k with
+ * probability at most (1 - level) / 2. It assumes nothing about the shape of the samples, which
+ * on a shared machine is anything but normal. Undefined when `n` is too small for `level`
+ * (at 95%, fewer than 6 samples). Does not modify `samples`.
+ */
+export function medianInterval(samples: readonly number[], level = 0.95): { low: number; high: number } | undefined {
+  if (!(level > 0 && level < 1)) throw new RangeError(`medianInterval: level must be within (0, 1), got ${level}`);
+  const n = samples.length;
+  const tail = (1 - level) / 2;
+  // P(X <= j) for X ~ Binomial(n, 1/2), summed term by term: C(n, j) / 2^n.
+  let term = 2 ** -n;
+  let below = 0;
+  let k = 0;
+  for (let j = 0; j < n; j++) {
+    below += term;
+    if (below > tail) break;
+    k = j + 1;
+    term = (term * (n - j)) / (j + 1);
+  }
+  if (k === 0) return undefined;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { low: sorted[k - 1]!, high: sorted[n - k]! };
+}
+
 /** How long a section may run: at most `iterations`, and no new iteration after `ms`. */
 export interface Budget {
   iterations: number;

@@ -14,7 +14,7 @@ import { buildHttpFigures, type HttpSideResult } from "../../scripts/bench/http.
 import { buildManagerFigures, type ManagerResult } from "../../scripts/bench/manager.ts";
 import { summarizeProfile } from "../../scripts/bench/profile.ts";
 import { buildFigures, compare, formatFigures, pairedRatio, type Figure } from "../../scripts/bench/report.ts";
-import { median, percentile, runInFlight, timeEach } from "../../scripts/bench/stats.ts";
+import { median, medianInterval, percentile, runInFlight, timeEach } from "../../scripts/bench/stats.ts";
 import { buildStartupFigures, type NodeVersion, type StartupResult } from "../../scripts/bench/startup.ts";
 import type { SideResult } from "../../scripts/bench/types.ts";
 import type { ImportTimeResult, PackageImportResult } from "../../scripts/bench/import-time.ts";
@@ -310,6 +310,29 @@ describe("figures", () => {
     const unpaired = compare({ id: "y", section: "s", label: "l", unit: "ms", better: "lower", raw: 10, ours: 12 }, undefined, { raw: [1, 2], ours: [1] });
     assert.equal(unpaired.ratio, 1.2);
     assert.equal(unpaired.roundRatios, undefined, "no spread without paired rounds");
+  });
+
+  test("a target inside the 95% interval of the median ratio is reported as not decided by the run", () => {
+    // 18 paired rounds, ratios 0.80 .. 0.97 (raw 100 each): median 0.885, interval x(5)-x(14).
+    const raw = Array.from({ length: 18 }, () => 100);
+    const ours = Array.from({ length: 18 }, (_, i) => 80 + i);
+    const base = { id: "x", section: "s", label: "l", unit: "calls/s", better: "higher" as const, raw: 100, ours: 88 };
+    const near = compare(base, { text: ">= 0.85x raw", minRatio: 0.85 }, { raw, ours });
+    assert.equal(near.pass, true);
+    assert.deepEqual(near.roundRatios?.median95, { low: 0.84, high: 0.93, holdsTarget: true });
+    assert.match(formatFigures([near]), /PASS {2}\(rounds 0\.84-0\.93x, n=18; median 0\.84-0\.93x at 95%, target inside: not decided by this run\)/);
+    const clear = compare(base, { text: ">= 0.8x raw", minRatio: 0.8 }, { raw, ours });
+    assert.equal(clear.roundRatios?.median95?.holdsTarget, false);
+    assert.match(formatFigures([clear]), /n=18; median 0\.84-0\.93x at 95%\)/);
+    // Without a target the interval is kept but nothing is judged.
+    assert.equal(compare(base, undefined, { raw, ours }).roundRatios?.median95?.holdsTarget, undefined);
+  });
+
+  test("the median's interval comes from order statistics and needs six samples at 95%", () => {
+    assert.equal(medianInterval([1, 2, 3, 4, 5]), undefined);
+    assert.deepEqual(medianInterval([6, 5, 4, 3, 2, 1]), { low: 1, high: 6 });
+    assert.deepEqual(medianInterval(Array.from({ length: 100 }, (_, i) => 100 - i)), { low: 40, high: 61 });
+    assert.throws(() => medianInterval([1], 1), RangeError);
   });
 
   test("ratios are ours/raw and targets are judged in the right direction", () => {

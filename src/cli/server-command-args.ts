@@ -5,7 +5,8 @@
  * line with these functions, and `main`'s early spawn (early-spawn.ts) runs the same checks
  * first, so that a usage error still starts nothing (exit code 2).
  */
-import { type CompleteRequestParams, LOGGING_LEVELS, type LoggingLevel } from "../mcp/types.ts";
+import { LOGGING_LEVELS } from "../mcp/logging-levels.ts";
+import type { CompleteRequestParams, LoggingLevel } from "../mcp/types.ts";
 import { eraFlag, flag, intFlag, jsonObjectArg, onlyPositionals, type ParsedArgs, stringValues, UsageError } from "./args.ts";
 
 /** The five commands this module knows. */

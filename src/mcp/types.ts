@@ -16,17 +16,7 @@ import { isPlainObject as isObject } from "../util/object.ts";
 
 export type * from "./feature-types.ts";
 
-/** RFC 5424 severities, least severe first: index order is severity order. */
-export const LOGGING_LEVELS = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-] as const;
+export { LOGGING_LEVELS } from "./logging-levels.ts";
 
 /** Request methods of the handshake era: call sites use these, not string literals. */
 export const McpMethod = {

@@ -108,11 +108,16 @@ export function compare(
   return fig;
 }
 
-/** `; median a-bx at 95%`, and whether that interval holds the target's bound. */
-function medianNote(interval: MedianInterval | undefined): string {
+/**
+ * `; median a-bx at 95%`, and whether that interval holds the target's bound. With 16-18
+ * rounds the interval's order statistics are the quartiles' own, and it is named as such.
+ */
+function medianNote(q: NonNullable<CompareFigure["roundRatios"]>): string {
+  const interval = q.median95;
   if (interval === undefined) return "";
   const undecided = interval.holdsTarget === true ? ", target inside: not decided by this run" : "";
-  return `; median ${interval.low.toFixed(2)}-${interval.high.toFixed(2)}x at 95%${undecided}`;
+  const same = interval.low === q.p25 && interval.high === q.p75;
+  return `; median ${same ? "within them" : `${interval.low.toFixed(2)}-${interval.high.toFixed(2)}x`} at 95%${undecided}`;
 }
 
 /** Sections 2 and 3: stdio tools/call, sequential and 64 in flight (also the `--stdio` mode). */
@@ -228,7 +233,7 @@ export function formatFigures(figures: readonly Figure[]): string {
     if (f.kind === "compare") {
       // Only where a target is judged: there the spread says whether PASS/MISS is within noise.
       const q = f.target !== undefined ? f.roundRatios : undefined;
-      const spread = q && q.n > 1 ? `  (rounds ${q.p25.toFixed(2)}-${q.p75.toFixed(2)}x, n=${q.n}${medianNote(q.median95)})` : "";
+      const spread = q && q.n > 1 ? `  (rounds ${q.p25.toFixed(2)}-${q.p75.toFixed(2)}x, n=${q.n}${medianNote(q)})` : "";
       const gap = f.gapMs === undefined ? "" : `${f.gapMs >= 0 ? "+" : ""}${f.gapMs.toFixed(1)} ms`;
       lines.push(row([f.label, f.unit, num(f.raw), num(f.ours), `${f.ratio.toFixed(2)}x`, gap, f.target ?? "", mark + spread]));
     } else lines.push(row([f.label, f.unit, "", num(f.value), "", "", f.target ?? "", mark]));

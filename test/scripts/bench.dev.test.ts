@@ -320,10 +320,13 @@ describe("figures", () => {
     const near = compare(base, { text: ">= 0.85x raw", minRatio: 0.85 }, { raw, ours });
     assert.equal(near.pass, true);
     assert.deepEqual(near.roundRatios?.median95, { low: 0.84, high: 0.93, holdsTarget: true });
-    assert.match(formatFigures([near]), /PASS {2}\(rounds 0\.84-0\.93x, n=18; median 0\.84-0\.93x at 95%, target inside: not decided by this run\)/);
+    assert.match(formatFigures([near]), /PASS {2}\(rounds 0\.84-0\.93x, n=18; median within them at 95%, target inside: not decided by this run\)/);
     const clear = compare(base, { text: ">= 0.8x raw", minRatio: 0.8 }, { raw, ours });
     assert.equal(clear.roundRatios?.median95?.holdsTarget, false);
-    assert.match(formatFigures([clear]), /n=18; median 0\.84-0\.93x at 95%\)/);
+    assert.match(formatFigures([clear]), /n=18; median within them at 95%\)/);
+    // Six rounds: the interval is the extremes, wider than the quartiles, and printed as such.
+    const six = compare(base, { text: ">= 0.85x raw", minRatio: 0.85 }, { raw: raw.slice(0, 6), ours: ours.slice(0, 6) });
+    assert.match(formatFigures([six]), /MISS {2}\(rounds 0\.81-0\.84x, n=6; median 0\.80-0\.85x at 95%, target inside: not decided by this run\)/);
     // Without a target the interval is kept but nothing is judged.
     assert.equal(compare(base, undefined, { raw, ours }).roundRatios?.median95?.holdsTarget, undefined);
   });

@@ -31,15 +31,16 @@ export function medianInterval(samples: readonly number[], level = 0.95): { low:
   if (!(level > 0 && level < 1)) throw new RangeError(`medianInterval: level must be within (0, 1), got ${level}`);
   const n = samples.length;
   const tail = (1 - level) / 2;
-  // P(X <= j) for X ~ Binomial(n, 1/2), summed term by term: C(n, j) / 2^n.
-  let term = 2 ** -n;
+  // P(X <= j) for X ~ Binomial(n, 1/2), summed term by term: C(n, j) / 2^n, each term kept
+  // as its logarithm, since 2^-n alone underflows to 0 beyond n = 1074.
+  let logTerm = -n * Math.LN2;
   let below = 0;
   let k = 0;
   for (let j = 0; j < n; j++) {
-    below += term;
+    below += Math.exp(logTerm);
     if (below > tail) break;
     k = j + 1;
-    term = (term * (n - j)) / (j + 1);
+    logTerm += Math.log((n - j) / (j + 1));
   }
   if (k === 0) return undefined;
   const sorted = [...samples].sort((a, b) => a - b);

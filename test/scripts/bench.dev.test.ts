@@ -336,6 +336,9 @@ describe("figures", () => {
     assert.deepEqual(medianInterval([6, 5, 4, 3, 2, 1]), { low: 1, high: 6 });
     assert.deepEqual(medianInterval(Array.from({ length: 100 }, (_, i) => 100 - i)), { low: 40, high: 61 });
     assert.throws(() => medianInterval([1], 1), RangeError);
+    // Past n = 1074 a plain 2^-n is 0: the interval must still be the middle, not inverted.
+    const many = medianInterval(Array.from({ length: 2000 }, (_, i) => i + 1))!;
+    assert.ok(many.low < 1000 && many.high > 1001 && many.high - many.low < 120, JSON.stringify(many));
   });
 
   test("ratios are ours/raw and targets are judged in the right direction", () => {

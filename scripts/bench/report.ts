@@ -3,7 +3,7 @@
  * them as a table. Targets are reported, never asserted: the benchmark exits 0 on a MISS.
  */
 import type { ImportTimeResult, PackageImportResult } from "./import-time.ts";
-import { median, medianInterval, percentile } from "./stats.ts";
+import { median, medianInterval, percentile, type Interval } from "./stats.ts";
 import type { SideResult } from "./types.ts";
 
 /** A number to compare against a target. `better` says which direction wins. */
@@ -46,9 +46,7 @@ export interface CompareFigure extends FigureBase {
 }
 
 /** Where the median of the per-round ratios lies (95%), and whether a target's bound falls inside. */
-export interface MedianInterval {
-  low: number;
-  high: number;
+export interface MedianInterval extends Interval {
   /** Set where a target is judged. */
   holdsTarget?: boolean;
 }

@@ -20,6 +20,12 @@ export function median(samples: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** A range of sample values, both ends included. */
+export interface Interval {
+  low: number;
+  high: number;
+}
+
 /**
  * A distribution-free confidence interval for the median of `samples`: the order statistics
  * x(k) and x(n+1-k) with the largest k for which a Binomial(n, 1/2) count falls below k with
@@ -27,7 +33,7 @@ export function median(samples: readonly number[]): number {
  * on a shared machine is anything but normal. Undefined when `n` is too small for `level`
  * (at 95%, fewer than 6 samples). Does not modify `samples`.
  */
-export function medianInterval(samples: readonly number[], level = 0.95): { low: number; high: number } | undefined {
+export function medianInterval(samples: readonly number[], level = 0.95): Interval | undefined {
   if (!(level > 0 && level < 1)) throw new RangeError(`medianInterval: level must be within (0, 1), got ${level}`);
   const n = samples.length;
   const tail = (1 - level) / 2;
